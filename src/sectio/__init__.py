@@ -1,0 +1,25 @@
+"""sectio: retrieval for grounded RAG over structured corpora.
+
+When a question names what it wants, answer it exactly, by filter, in full
+and in order; similarity is the fallback, not the default.
+"""
+
+from sectio._version import __version__
+from sectio.contract.profile import CorpusProfile, load_profile
+from sectio.contract.record import ChunkRecord
+from sectio.contract.result import Evidence, SearchResult
+from sectio.engine import Sectio
+from sectio.errors import SectioError
+from sectio.settings import Settings
+
+__all__ = [
+    "ChunkRecord",
+    "CorpusProfile",
+    "Evidence",
+    "SearchResult",
+    "Sectio",
+    "SectioError",
+    "Settings",
+    "__version__",
+    "load_profile",
+]

@@ -1,0 +1,107 @@
+"""The click group, shared options and output helpers for every command.
+
+Errors are one line on stderr, no traceback, non-zero exit: 1 for a refused
+operation (any :class:`SectioError`), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+
+from sectio.engine import DEFAULT_COLLECTION, Sectio
+from sectio.settings import Settings
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Context:
+    """Per-invocation state: settings and a lazily built :class:`Sectio`."""
+
+    def __init__(self) -> None:
+        self._settings: Settings | None = None
+        self._sectio: Sectio | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = Settings()
+        return self._settings
+
+    @property
+    def sectio(self) -> Sectio:
+        if self._sectio is None:
+            self._sectio = Sectio(self.settings)
+        return self._sectio
+
+    def close(self) -> None:
+        if self._sectio is not None:
+            self._sectio.close()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sectio")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """sectio: exact, sectioned retrieval for grounded RAG.
+
+    Everything embedded lives under $SECTIO_HOME (default ./.sectio).
+    """
+    state = Context()
+    ctx.obj = state
+    ctx.call_on_close(state.close)
+
+
+pass_state = click.make_pass_decorator(Context)
+
+
+def json_option(f: F) -> F:
+    """``--json``: machine-readable output on stdout."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(f)
+
+
+def collection_option(f: F) -> F:
+    """``--collection NAME`` (default ``default``)."""
+    return click.option(
+        "--collection",
+        "-c",
+        default=DEFAULT_COLLECTION,
+        show_default=True,
+        help="Collection name.",
+    )(f)
+
+
+def tenant_option(f: F) -> F:
+    """``--tenant T`` (default ``default``)."""
+    return click.option(
+        "--tenant", default="default", show_default=True, help="Tenant to read as."
+    )(f)
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as JSON (pydantic models and dataclasses welcome)."""
+    if hasattr(data, "model_dump"):
+        data = data.model_dump(mode="json")
+    elif hasattr(data, "as_dict"):
+        data = data.as_dict()
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+@contextmanager
+def stderr_note() -> Iterator[None]:
+    """Context for human notes that must not pollute ``--json`` stdout."""
+    yield
+
+
+def note(message: str) -> None:
+    """A human-readable line on stderr."""
+    click.echo(message, err=True)
+
+
+def is_tty() -> bool:
+    return sys.stderr.isatty()

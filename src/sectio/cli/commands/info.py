@@ -1,0 +1,29 @@
+"""``sectio info``."""
+
+from __future__ import annotations
+
+import click
+
+from sectio.cli.base import Context, cli, emit_json, json_option, pass_state
+
+
+@cli.command()
+@click.option("--collection", "-c", default=None, help="Only this collection.")
+@json_option
+@pass_state
+def info(state: Context, collection: str | None, as_json: bool) -> None:
+    """Show collections, their counts and manifests."""
+    data = state.sectio.info(collection)
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(f"home: {data['home']} ({data['backend']})")
+    if not data["collections"]:
+        click.echo("no collections; run `sectio ingest PATH`")
+    for c in data["collections"]:
+        m = c["manifest"] or {}
+        click.echo(
+            f"{c['name']}: {c['count']} points; model {m.get('model_id', '?')} "
+            f"({m.get('dimensions', '?')}-d); profile {m.get('profile_name', '?')}; "
+            f"corpus {str(m.get('corpus_sha256', '?'))[:12]}; created {m.get('created_at', '?')}"
+        )

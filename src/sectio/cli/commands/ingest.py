@@ -1,0 +1,64 @@
+"""``sectio ingest PATH``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sectio.cli.base import (
+    Context,
+    cli,
+    collection_option,
+    emit_json,
+    json_option,
+    note,
+    pass_state,
+)
+from sectio.ingest.loader import tty_progress
+from sectio.ingest.readers import FORMATS
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Source format (auto-detected).")
+@click.option("--profile", help="Corpus profile: a shipped name or a TOML file.")
+@click.option(
+    "--replace", is_flag=True, help="Load a changed corpus as a new version, switched atomically."
+)
+@collection_option
+@json_option
+@pass_state
+def ingest(
+    state: Context,
+    path: Path,
+    fmt: str | None,
+    profile: str | None,
+    replace: bool,
+    collection: str,
+    as_json: bool,
+) -> None:
+    """Validate PATH and load it into a collection (gated by its manifest)."""
+    progress, done = tty_progress(f"ingest {collection}", enabled=None if not as_json else False)
+    try:
+        report = state.sectio.ingest(
+            path,
+            fmt=fmt,
+            profile=profile,
+            collection=collection,
+            replace=replace,
+            progress=progress,
+        )
+    finally:
+        done()
+    if as_json:
+        emit_json(report)
+        return
+    rate = report.chunks_read / report.seconds if report.seconds else 0.0
+    note(
+        f"{report.action} collection {report.collection!r} from {report.source} ({report.format}): "
+        f"{report.chunks_read} chunks read, {report.upserted} upserted, "
+        f"count {report.collection_count}; "
+        f"embeddings {report.embeddings_computed} computed, {report.embeddings_cached} cached; "
+        f"{report.seconds:.1f} s ({rate:.0f} chunks/s)"
+    )

@@ -1,0 +1,181 @@
+"""Corpus profiles: the sections of a corpus and the policy numbers, as data (TOML).
+
+A profile names a corpus's sections in display order, their titles, which are
+intro sections of an overview, the phrases that route a question to a section
+(any language; the longest phrase wins), lexical (BM25) settings, pooling,
+the reverse-lookup section, facets and policy numbers. Changing a phrasing is
+a profile edit, never a code edit.
+
+Example:
+    >>> p = load_profile("en_drug_label")
+    >>> p.section("contraindications").title
+    'Contraindications'
+    >>> p.order_of("indications_and_usage") < p.order_of("overdosage")
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sectio.errors import ProfileError
+
+SHIPPED_PROFILES = ("generic", "en_drug_label", "vi_drug_monograph", "docs")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SectionSpec(_Strict):
+    """One section of the corpus: key, display title, routing phrases."""
+
+    key: str = Field(min_length=1)
+    title: str = ""
+    phrases: tuple[str, ...] = ()
+    intro: bool = False
+
+
+class LexicalSettings(_Strict):
+    """BM25 settings of a collection (bound in its manifest).
+
+    ``language`` picks stemmer and stopwords ("english", "russian", ...; "none"
+    for neither, e.g. Vietnamese). ``fold_diacritics`` adds a second, accent-
+    folded BM25 vector so "chong chi dinh" matches "chống chỉ định" as well as
+    the exact form.
+    """
+
+    language: str = "english"
+    stemming: bool = True
+    stopwords: bool = True
+    tokenizer: Literal["word", "multilingual"] = "word"
+    fold_diacritics: bool = False
+    k: float = Field(default=1.2, ge=0)
+    b: float = Field(default=0.75, ge=0, le=1)
+
+
+class PoolingSettings(_Strict):
+    """Bounded cross-section pooling (same document only)."""
+
+    enabled_sections: tuple[str, ...] = ()
+    excluded_sections: tuple[str, ...] = ()
+    min_score: float = 5.0
+    max_sections: int = Field(default=2, ge=0)
+
+
+class FacetSpec(_Strict):
+    """A facet of an assessment: its own sections, its own anchor requirement."""
+
+    sections: tuple[str, ...]
+    require_anchor: bool = True
+    direct: bool = False
+
+
+class CorpusProfile(_Strict):
+    """A corpus profile. Load with :func:`load_profile`."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    sections: tuple[SectionSpec, ...] = ()
+    lexical: LexicalSettings = LexicalSettings()
+    pooling: PoolingSettings = PoolingSettings()
+    reverse_lookup_section: str | None = None
+    facets: dict[str, FacetSpec] = Field(default_factory=dict)
+    policy: dict[str, float] = Field(default_factory=dict)
+    docs: dict[str, list[str]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CorpusProfile:
+        keys = [s.key for s in self.sections]
+        dupes = {k for k in keys if keys.count(k) > 1}
+        if dupes:
+            raise ValueError(f"duplicate section keys: {sorted(dupes)}")
+        known = set(keys)
+        refs = list(self.pooling.enabled_sections) + list(self.pooling.excluded_sections)
+        if self.reverse_lookup_section:
+            refs.append(self.reverse_lookup_section)
+        for facet in self.facets.values():
+            refs.extend(facet.sections)
+        unknown = sorted({r for r in refs if known and r not in known})
+        if unknown:
+            raise ValueError(f"unknown section keys referenced: {unknown}")
+        return self
+
+    def section(self, key: str) -> SectionSpec | None:
+        """The section spec of ``key``, or None."""
+        for spec in self.sections:
+            if spec.key == key:
+                return spec
+        return None
+
+    def order_of(self, key: str) -> int:
+        """Display order of a section; unknown sections sort after known ones."""
+        for i, spec in enumerate(self.sections):
+            if spec.key == key:
+                return i
+        return len(self.sections)
+
+    @property
+    def intro_sections(self) -> tuple[str, ...]:
+        """Sections of an overview, in display order."""
+        return tuple(s.key for s in self.sections if s.intro)
+
+    def sha256(self) -> str:
+        """Hash of the profile's content (bound in the manifest)."""
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _parse(text: str, origin: str) -> CorpusProfile:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"profile {origin}: not valid TOML: {exc}") from exc
+    try:
+        return CorpusProfile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "<profile>"
+        raise ProfileError(f"profile {origin}: {loc}: {err.get('msg')}") from exc
+
+
+def load_profile(name_or_path: str | Path | None) -> CorpusProfile:
+    """Load a shipped profile by name, or a TOML file by path.
+
+    ``None`` gives the ``generic`` profile (no sections, English BM25).
+
+    Raises:
+        ProfileError: unknown name, unreadable file, invalid TOML or fields.
+    """
+    if name_or_path is None:
+        name_or_path = "generic"
+    text_name = str(name_or_path)
+    if text_name in SHIPPED_PROFILES:
+        res = resources.files("sectio.contract").joinpath(f"profiles/{text_name}.toml")
+        return _parse(res.read_text(encoding="utf-8"), text_name)
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise ProfileError(
+            f"profile {text_name!r}: no such file and not a shipped profile "
+            f"({', '.join(SHIPPED_PROFILES)})"
+        )
+    return _parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def profile_from_dict(data: dict[str, object]) -> CorpusProfile:
+    """Rebuild a profile stored in a manifest.
+
+    Raises:
+        ProfileError: the stored profile no longer validates.
+    """
+    try:
+        return CorpusProfile.model_validate(data)
+    except ValidationError as exc:
+        raise ProfileError(f"stored profile is invalid: {exc.errors()[0].get('msg')}") from exc

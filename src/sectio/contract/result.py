@@ -1,0 +1,83 @@
+"""Result models shared by the CLI (``--json``), the HTTP API and the Python API.
+
+A retrieval result has at least: ``decision`` (ANSWERABLE | ABSTAIN |
+VERIFY_SOURCE), ``reason``, ``route``, ``evidence`` (each with ``chunk_id``,
+``doc_id``, ``section_key``, ``part_index``, ``text``, ``score``,
+``source_refs``), ``omitted_evidence_ids`` and ``trace_id``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Decision = Literal["ANSWERABLE", "ABSTAIN", "VERIFY_SOURCE"]
+
+
+class Evidence(BaseModel):
+    """One piece of evidence: a chunk, its score, its provenance."""
+
+    model_config = ConfigDict(extra="allow")
+
+    chunk_id: str
+    doc_id: str
+    section_key: str
+    part_index: int
+    text: str
+    score: float
+    source_refs: list[dict[str, Any]] = Field(default_factory=list)
+    rank: int | None = None
+    doc_title: str | None = None
+    section_title: str | None = None
+    chunk_kind: str = "prose"
+    tenant: str = "default"
+    path: str | None = None
+    requires_visual_check: bool = False
+    has_quarantined_content: bool = False
+    parent_id: str | None = None
+    pooled: bool = False
+
+    @classmethod
+    def from_payload(
+        cls, payload: dict[str, Any], score: float, rank: int | None = None
+    ) -> Evidence:
+        """Evidence from a stored point's payload (the whole record)."""
+        data = {
+            k: payload.get(k)
+            for k in (
+                "chunk_id",
+                "doc_id",
+                "section_key",
+                "part_index",
+                "text",
+                "doc_title",
+                "section_title",
+                "path",
+                "parent_id",
+            )
+        }
+        data["source_refs"] = list(payload.get("source_refs") or [])
+        data["chunk_kind"] = payload.get("chunk_kind") or "prose"
+        data["tenant"] = payload.get("tenant") or "default"
+        data["requires_visual_check"] = bool(payload.get("requires_visual_check"))
+        data["has_quarantined_content"] = bool(payload.get("has_quarantined_content"))
+        data["score"] = float(score)
+        data["rank"] = rank
+        return cls.model_validate(data)
+
+
+class SearchResult(BaseModel):
+    """What ``search`` returns."""
+
+    query: str
+    mode: str
+    collection: str
+    tenant: str
+    top_k_requested: int
+    top_k: int
+    clamped: bool
+    hits: list[Evidence]
+    details: dict[str, Any] = Field(default_factory=dict)
+    trace_id: str | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)

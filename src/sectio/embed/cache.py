@@ -1,0 +1,123 @@
+"""On-disk embedding cache keyed by (model id, input kind, sha256 of text).
+
+One SQLite file under ``SECTIO_HOME/cache``. A second ingest of the same
+corpus computes no embeddings. The key includes the truncation length, since
+it changes the vector.
+
+Example:
+    >>> from sectio.embed.fake import FakeEmbedder
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> c = CachedEmbedder(FakeEmbedder(dimensions=4), d / "e.sqlite")
+    >>> _ = c.embed_documents(["x"]); _ = c.embed_documents(["x"])
+    >>> (c.stats.computed, c.stats.cached)
+    (1, 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sectio.embed.port import Embedder, Matrix, Vector
+from sectio.errors import EmbeddingError
+
+
+@dataclass
+class CacheStats:
+    """How many document vectors were computed vs read from the cache."""
+
+    computed: int = 0
+    cached: int = 0
+
+
+def text_key(text: str) -> str:
+    """sha256 of the text, the cache key's last part."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class CachedEmbedder:
+    """Wraps an :class:`Embedder`; document vectors go through the cache, queries do not."""
+
+    def __init__(self, inner: Embedder, path: Path) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimensions = inner.dimensions
+        self.input_kind = inner.input_kind
+        self.max_length = inner.max_length
+        self.stats = CacheStats()
+        self._model_key = f"{inner.model_id}@{inner.max_length}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS embedding ("
+            " model_id TEXT NOT NULL, input_kind TEXT NOT NULL, sha256 TEXT NOT NULL,"
+            " dims INTEGER NOT NULL, vector BLOB NOT NULL,"
+            " PRIMARY KEY (model_id, input_kind, sha256)) WITHOUT ROWID"
+        )
+        self._db.commit()
+
+    def _lookup(self, keys: list[str]) -> dict[str, Vector]:
+        found: dict[str, Vector] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(
+                f"SELECT sha256, dims, vector FROM embedding WHERE model_id=? AND input_kind=?"
+                f" AND sha256 IN ({marks})",
+                [self._model_key, self.input_kind, *part],
+            )
+            for sha, dims, blob in rows:
+                if dims == self.dimensions:
+                    found[sha] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        """Vectors for ``texts`` in input order; misses are computed and stored.
+
+        Raises:
+            EmbeddingError: the model returned vectors of the wrong shape.
+        """
+        keys = [text_key(t) for t in texts]
+        found = self._lookup(keys)
+        missing = [i for i, k in enumerate(keys) if k not in found]
+        todo: dict[str, int] = {}
+        for i in missing:
+            todo.setdefault(keys[i], i)
+        if todo:
+            computed = self.inner.embed_documents([texts[i] for i in todo.values()])
+            if computed.ndim != 2 or computed.shape[0] != len(todo):
+                raise EmbeddingError(
+                    f"embedder returned shape {computed.shape} for {len(todo)} texts"
+                )
+            rows = []
+            for key, vec in zip(todo, computed, strict=True):
+                vec32 = np.ascontiguousarray(vec, dtype=np.float32)
+                found[key] = vec32
+                rows.append(
+                    (self._model_key, self.input_kind, key, vec32.shape[0], vec32.tobytes())
+                )
+            self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?,?,?,?,?)", rows)
+            self._db.commit()
+        self.stats.computed += len(todo)
+        self.stats.cached += len(texts) - len(todo)
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.stack([found[k] for k in keys])
+
+    def embed_query(self, text: str) -> Vector:
+        return self.inner.embed_query(text)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def close(self) -> None:
+        self._db.close()

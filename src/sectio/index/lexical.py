@@ -1,0 +1,104 @@
+"""BM25 sparse vectors from Qdrant's built-in ``Bm25`` tokenizer, with the corpus's avg_len.
+
+Documents carry the term-frequency part of BM25, queries one weight per unique
+token; the IDF part comes from the collection's sparse vector (``Modifier.Idf``),
+so scores are real BM25. ``avg_len`` is measured on the corpus, not assumed:
+term frequencies are read with ``b=0`` (where the weight is a function of tf
+alone), document lengths summed, and the final weights computed with the
+configured ``k``, ``b`` and the measured ``avg_len`` (the formula Qdrant's
+``Bm25`` uses, checked in the tests).
+
+Example:
+    >>> from sectio.contract.profile import LexicalSettings
+    >>> enc = LexicalEncoder(LexicalSettings())
+    >>> vecs = enc.fit_documents(["cats and dogs", "dogs dogs dogs"])
+    >>> enc.avg_len["bm25"]
+    2.5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from qdrant_edge import (
+    Bm25,
+    Bm25Config,
+    DisabledStemmer,
+    SparseVector,
+    StopwordsSet,
+    TokenizerType,
+)
+
+from sectio.contract.profile import LexicalSettings
+from sectio.index.port import BM25, BM25_FOLDED, SparseVec
+
+_PROBE_K = 1.2  # any k > 0 works: with b=0, weight = tf*(k+1)/(tf+k) is invertible
+
+
+def _config(
+    settings: LexicalSettings, *, folded: bool, k: float, b: float, avg: float
+) -> Bm25Config:
+    kwargs: dict[str, Any] = {"k": k, "b": b, "avg_len": avg, "lowercase": True}
+    if settings.language != "none":
+        kwargs["language"] = settings.language
+    if not settings.stemming:
+        kwargs["stemmer"] = DisabledStemmer()
+    if not settings.stopwords:
+        kwargs["stopwords"] = StopwordsSet(custom=set())
+    if settings.tokenizer == "multilingual":
+        kwargs["tokenizer"] = TokenizerType.Multilingual
+    if folded:
+        kwargs["ascii_folding"] = True
+    return Bm25Config(**kwargs)
+
+
+class LexicalEncoder:
+    """Encodes documents and queries into the BM25 sparse vectors of one collection."""
+
+    def __init__(self, settings: LexicalSettings, avg_len: dict[str, float] | None = None) -> None:
+        self.settings = settings
+        self.names: tuple[str, ...] = (BM25, BM25_FOLDED) if settings.fold_diacritics else (BM25,)
+        self.avg_len: dict[str, float] = dict(avg_len or {})
+        self._probe = {
+            name: Bm25(_config(settings, folded=name == BM25_FOLDED, k=_PROBE_K, b=0.0, avg=1.0))
+            for name in self.names
+        }
+
+    def manifest_entry(self) -> dict[str, Any]:
+        """The BM25 settings bound in the manifest."""
+        return {
+            **self.settings.model_dump(mode="json"),
+            "vectors": list(self.names),
+            "avg_len": {k: round(v, 4) for k, v in sorted(self.avg_len.items())},
+        }
+
+    def _term_freqs(self, name: str, text: str) -> tuple[list[int], list[float]]:
+        vec: SparseVector = self._probe[name].embed_document(text)
+        tfs = [round(w * _PROBE_K / (_PROBE_K + 1.0 - w)) for w in vec.values]
+        return list(vec.indices), [float(t) for t in tfs]
+
+    def fit_documents(self, texts: Sequence[str]) -> list[dict[str, SparseVec]]:
+        """Sparse vectors for every document; sets ``avg_len`` from these documents."""
+        k, b = self.settings.k, self.settings.b
+        out: list[dict[str, SparseVec]] = [{} for _ in texts]
+        for name in self.names:
+            tfs = [self._term_freqs(name, t) for t in texts]
+            lengths = [sum(values) for _, values in tfs]
+            avg = (sum(lengths) / len(lengths)) if lengths else 1.0
+            avg = avg if avg > 0 else 1.0
+            self.avg_len[name] = avg
+            for i, ((indices, values), dl) in enumerate(zip(tfs, lengths, strict=True)):
+                norm = k * (1.0 - b + b * dl / avg)
+                weights = tuple(tf * (k + 1.0) / (tf + norm) for tf in values)
+                out[i][name] = SparseVec(tuple(indices), weights)
+        return out
+
+    def encode_query(self, text: str) -> dict[str, SparseVec]:
+        """Query vectors (weight 1 per unique token), one per BM25 variant; empty ones dropped."""
+        out: dict[str, SparseVec] = {}
+        for name in self.names:
+            vec = self._probe[name].embed_query(text)
+            if vec.indices:
+                out[name] = SparseVec(tuple(vec.indices), tuple(vec.values))
+        return out

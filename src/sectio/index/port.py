@@ -1,0 +1,224 @@
+"""The VectorIndex port and the IndexBackend that owns collections.
+
+A *collection* is one corpus: one point per chunk (id = uuid5 of the chunk id,
+payload = the whole record), a dense vector named ``dense`` and one or more
+BM25 sparse vectors (``bm25``, and ``bm25_folded`` for accent-insensitive
+matching), plus a manifest kept beside it, never as a point of it.
+
+Ordering: search methods return best first. ``scroll`` and ``retrieve``
+return points in engine order, which is NOT meaningful (uuid order): callers
+re-sort (by ``part_index``, or into the ranking the ids came from).
+Errors: adapters raise :class:`sectio.errors.IndexError_` subclasses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from sectio.index.filters import Where
+from sectio.index.manifest import Manifest
+
+DenseVector = Sequence[float] | npt.NDArray[np.float32]
+
+DENSE = "dense"
+BM25 = "bm25"
+BM25_FOLDED = "bm25_folded"
+
+
+@dataclass(frozen=True)
+class SparseVec:
+    """A sparse vector: parallel token ids and weights."""
+
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """What a collection's vectors look like (mirrors the manifest)."""
+
+    dimensions: int
+    distance: str = "Cosine"
+    sparse_names: tuple[str, ...] = (BM25,)
+    quantization: str = "none"
+
+
+@dataclass(frozen=True)
+class PointData:
+    """One point to write."""
+
+    id: str
+    dense: DenseVector
+    sparse: dict[str, SparseVec]
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredPoint:
+    """One point read back. ``score`` is set by searches, None for scroll/retrieve."""
+
+    id: str
+    payload: dict[str, Any]
+    score: float | None = None
+    dense: tuple[float, ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class VectorIndex(Protocol):
+    """One open collection's data. Not thread-safe: one caller at a time."""
+
+    spec: IndexSpec
+
+    def upsert(self, points: Sequence[PointData]) -> None:
+        """Insert or replace points by id (idempotent)."""
+        ...
+
+    def count(self, where: Where | None = None) -> int:
+        """Exact number of points matching ``where`` (all points if None)."""
+        ...
+
+    def scroll(
+        self, where: Where | None, limit: int = 256, offset: str | None = None
+    ) -> tuple[list[StoredPoint], str | None]:
+        """One page of matching points (engine order) and the next offset (None at the end)."""
+        ...
+
+    def retrieve(self, ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
+        """Points by id, in engine order (not the order of ``ids``); unknown ids are absent."""
+        ...
+
+    def search_dense(
+        self,
+        vector: DenseVector,
+        limit: int,
+        where: Where | None = None,
+        score_threshold: float | None = None,
+    ) -> list[StoredPoint]:
+        """Nearest points by the dense vector, best first; ``score`` is the similarity."""
+        ...
+
+    def search_sparse(
+        self,
+        name: str,
+        vector: SparseVec,
+        limit: int,
+        where: Where | None = None,
+        idf_where: Where | None = None,
+    ) -> list[StoredPoint]:
+        """Best BM25 matches on sparse vector ``name``; IDF over ``idf_where`` if given."""
+        ...
+
+    def search_fused(
+        self,
+        dense: DenseVector | None,
+        sparse: dict[str, SparseVec],
+        pool: int,
+        limit: int,
+        where: Where | None,
+        rrf_k: int,
+        weights: Sequence[float] | None = None,
+        with_vectors: bool = False,
+        idf_where: Where | None = None,
+    ) -> list[StoredPoint]:
+        """Reciprocal rank fusion, inside the engine, of a dense and sparse prefetch.
+
+        Each prefetch takes ``pool`` candidates under ``where``; the fused list is
+        cut to ``limit``. ``score`` is the fusion value (a ranking signal only).
+        """
+        ...
+
+    def optimize(self) -> None:
+        """Build indexes. Never call on a serving path."""
+        ...
+
+    def flush(self) -> None:
+        """Persist pending writes."""
+        ...
+
+    def close(self) -> None:
+        """Release the collection (idempotent)."""
+        ...
+
+
+class LoadTarget(Protocol):
+    """Where a load writes: the live collection (same corpus) or a staged new version."""
+
+    @property
+    def index(self) -> VectorIndex:
+        """The index being written."""
+        ...
+
+    @property
+    def staged(self) -> bool:
+        """True when this is a new version built beside the live one."""
+        ...
+
+    def write_manifest(self, manifest: Manifest) -> None:
+        """Record the manifest for this target (before any point is written)."""
+        ...
+
+    def commit(self) -> None:
+        """Make the target the live collection (atomic for a staged version)."""
+        ...
+
+    def abort(self) -> None:
+        """Give up: a staged version is removed, the live one is untouched."""
+        ...
+
+
+class IndexBackend(Protocol):
+    """Owns the collections of one store (a SECTIO_HOME, or a Qdrant server)."""
+
+    kind: str
+
+    def list_collections(self) -> list[str]:
+        """Names of collections that exist, sorted."""
+        ...
+
+    def exists(self, name: str) -> bool:
+        """Whether a live collection of that name exists."""
+        ...
+
+    def read_manifest(self, name: str) -> Manifest | None:
+        """The live collection's manifest, or None if it has none (or does not exist)."""
+        ...
+
+    def point_count(self, name: str) -> int:
+        """Points in the live collection (0 if absent); needs no manifest."""
+        ...
+
+    def open(self, name: str) -> VectorIndex:
+        """Open the live collection for reading and in-place writes.
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        ...
+
+    def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> LoadTarget:
+        """A target to load into: in place (``staged=False``) or a new version beside."""
+        ...
+
+    def drop(self, name: str) -> None:
+        """Remove a collection and everything it holds."""
+        ...
+
+    def snapshot(self, name: str, out_file: Path) -> Manifest:
+        """Write one file holding the flushed collection and its manifest."""
+        ...
+
+    def restore(
+        self, in_file: Path, name: str, verify: Callable[[Manifest], None] | None = None
+    ) -> Manifest:
+        """Bring a snapshot back as collection ``name`` (a staged switch).
+
+        ``verify`` sees the snapshot's manifest before anything is installed and may
+        raise to refuse it (the start-up gate).
+        """
+        ...

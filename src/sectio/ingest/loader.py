@@ -1,0 +1,227 @@
+"""The loader: validated records -> a manifest-gated collection, in a fixed order.
+
+1. read and validate every record (a bad record names file, line, field; nothing written);
+2. compatibility gate against the existing manifest (``CorpusMismatch`` naming the
+   differing fields; a collection holding points but no manifest is refused);
+3. create the collection and its payload indexes if absent (a changed corpus with
+   ``replace=True`` is built as a new version beside the live one);
+4. write the manifest;
+5. check each vector's length;
+6. upsert in batches;
+7. compare the collection's count with the chunk count (``CountMismatch``);
+then optimize, and switch the new version live. A refused or failed load leaves
+the store as it was.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from sectio.contract.profile import CorpusProfile
+from sectio.contract.record import ChunkRecord, corpus_sha256
+from sectio.embed.cache import CachedEmbedder
+from sectio.errors import CountMismatch, ManifestMissing, VectorSizeError
+from sectio.index.ids import point_id_for
+from sectio.index.lexical import LexicalEncoder
+from sectio.index.manifest import Manifest, assert_compatible
+from sectio.index.port import IndexBackend, IndexSpec, PointData
+
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What a load did. ``action`` is ``created``, ``converged`` or ``replaced``."""
+
+    collection: str
+    source: str
+    format: str
+    action: str
+    chunks_read: int
+    upserted: int
+    collection_count: int
+    embeddings_computed: int
+    embeddings_cached: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def build_manifest(
+    name: str,
+    records: Sequence[ChunkRecord],
+    embedder: CachedEmbedder,
+    lexical: LexicalEncoder,
+    profile: CorpusProfile,
+    *,
+    quantization: str = "none",
+    batch_size: int | None = None,
+    source: str | None = None,
+) -> Manifest:
+    """The manifest a load of ``records`` would write (``lexical`` must be fitted)."""
+    return Manifest(
+        collection=name,
+        corpus_sha256=corpus_sha256(records),
+        chunk_count=len(records),
+        model_id=embedder.model_id,
+        dimensions=embedder.dimensions,
+        input_kind=embedder.input_kind,
+        max_length=embedder.max_length,
+        bm25=lexical.manifest_entry(),
+        profile_name=profile.name,
+        profile_sha256=profile.sha256(),
+        profile=profile.model_dump(mode="json"),
+        quantization=quantization,
+        embed_batch_size=batch_size,
+        source=source,
+    )
+
+
+def load_records(
+    backend: IndexBackend,
+    name: str,
+    records: Sequence[ChunkRecord],
+    embedder: CachedEmbedder,
+    profile: CorpusProfile,
+    *,
+    replace: bool = False,
+    batch_size: int = 256,
+    quantization: str = "none",
+    source: str = "",
+    fmt: str = "chunks",
+    progress: ProgressFn | None = None,
+) -> IngestReport:
+    """Load validated ``records`` into collection ``name`` (steps 2-7 above).
+
+    Raises:
+        CorpusMismatch: another corpus is loaded and ``replace`` is False.
+        ManifestMissing: the collection holds points but has no manifest.
+        VectorSizeError: the embedder produced a vector of the wrong length.
+        CountMismatch: the collection's count differs from the chunk count afterwards.
+    """
+    started = time.perf_counter()
+    stats_before = (embedder.stats.computed, embedder.stats.cached)
+    lexical = LexicalEncoder(profile.lexical)
+    sparse = lexical.fit_documents([r.index_text() for r in records])
+    incoming = build_manifest(
+        name,
+        records,
+        embedder,
+        lexical,
+        profile,
+        quantization=quantization,
+        batch_size=batch_size,
+        source=source,
+    )
+
+    # (b) compatibility gate: nothing has been written yet.
+    staged = True
+    action = "created"
+    if backend.exists(name):
+        existing = backend.read_manifest(name)
+        if existing is None:
+            held = backend.point_count(name)
+            if held:
+                raise ManifestMissing(
+                    f"collection {name!r} holds {held} points but no manifest; refusing to write"
+                )
+        elif existing.differences(incoming):
+            if not replace:
+                assert_compatible(existing, incoming)
+            action = "replaced"
+        else:
+            staged = False
+            action = "converged"
+            incoming = incoming.model_copy(update={"created_at": existing.created_at})
+
+    # (c) create (or open in place), (d) manifest.
+    spec = IndexSpec(
+        dimensions=embedder.dimensions,
+        sparse_names=lexical.names,
+        quantization=quantization,
+    )
+    target = backend.load_target(name, spec, staged=staged)
+    try:
+        target.write_manifest(incoming)
+        upserted = 0
+        total = len(records)
+        for start in range(0, total, batch_size):
+            batch = records[start : start + batch_size]
+            vectors = embedder.embed_documents([r.index_text() for r in batch])
+            # (e) every vector's length, before it is written.
+            if vectors.ndim != 2 or vectors.shape[1] != incoming.dimensions:
+                raise VectorSizeError(
+                    f"embedder produced vectors of length {vectors.shape[-1]}, "
+                    f"the collection expects {incoming.dimensions}"
+                )
+            if not np.isfinite(vectors).all():
+                raise VectorSizeError("embedder produced a vector with NaN or infinite values")
+            # (f) upsert.
+            target.index.upsert(
+                [
+                    PointData(
+                        id=point_id_for(r.chunk_id),
+                        dense=vec,
+                        sparse=sv,
+                        payload=r.payload(),
+                    )
+                    for r, vec, sv in zip(
+                        batch, vectors, sparse[start : start + batch_size], strict=True
+                    )
+                ]
+            )
+            upserted += len(batch)
+            if progress:
+                progress(upserted, total)
+        # (g) the count gate.
+        count = target.index.count()
+        if count != len(records):
+            raise CountMismatch(
+                f"collection {name!r} holds {count} points after the load, expected {len(records)}"
+            )
+        target.index.optimize()
+        target.commit()
+    except BaseException:
+        target.abort()
+        raise
+    return IngestReport(
+        collection=name,
+        source=source,
+        format=fmt,
+        action=action,
+        chunks_read=len(records),
+        upserted=upserted,
+        collection_count=count,
+        embeddings_computed=embedder.stats.computed - stats_before[0],
+        embeddings_cached=embedder.stats.cached - stats_before[1],
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+def tty_progress(
+    label: str, enabled: bool | None = None
+) -> tuple[ProgressFn | None, Callable[[], None]]:
+    """A tqdm progress callback when stderr is a terminal, and its closer."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled:
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, desc=label, unit="chunk", file=sys.stderr, leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return update, bar.close
+
+
+__all__ = ["IngestReport", "build_manifest", "load_records", "tty_progress"]

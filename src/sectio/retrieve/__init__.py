@@ -1,0 +1,1 @@
+"""Retrieval routes over an open collection."""

@@ -1,0 +1,64 @@
+"""Settings: one object, built once from the environment (prefix ``SECTIO_``), passed down.
+
+Example:
+    >>> s = Settings(home="/tmp/sectio-example")
+    >>> s.collections_dir.name
+    'collections'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+EmbedderName = Literal["minilm", "e5", "fake"]
+
+
+class Settings(BaseSettings):
+    """Everything configurable. Adapters receive this object, never read ``os.environ``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SECTIO_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    home: Path = Field(default=Path(".sectio"), description="Folder for everything embedded.")
+
+    # --- embedding ---------------------------------------------------------
+    embedder: EmbedderName = "minilm"
+    embed_max_length: int = Field(default=256, ge=16, le=512)
+    embed_batch_size: int = Field(default=32, ge=1, le=1024)
+    embed_threads: int | None = None
+    fake_dimensions: int = Field(default=384, ge=2, le=4096)
+
+    # --- ingest --------------------------------------------------------------
+    upsert_batch_size: int = Field(default=256, ge=1, le=10_000)
+    chunk_max_tokens: int = Field(default=256, ge=16, le=8192)
+
+    # --- index ---------------------------------------------------------------
+    qdrant_url: str | None = None
+    qdrant_api_key: SecretStr | None = None
+    qdrant_location: str | None = None
+    quantization: Literal["none", "int8"] = "none"
+
+    # --- operational store ---------------------------------------------------
+    database_url: str | None = None
+
+    @field_validator("home", mode="before")
+    @classmethod
+    def _expand_home(cls, value: object) -> object:
+        if isinstance(value, str):
+            return Path(value).expanduser()
+        return value
+
+    @property
+    def collections_dir(self) -> Path:
+        """Qdrant Edge collections live here, one folder each."""
+        return self.home / "collections"
+
+    @property
+    def cache_dir(self) -> Path:
+        """The embedding cache and prepared model folders live here."""
+        return self.home / "cache"
