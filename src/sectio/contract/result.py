@@ -81,3 +81,26 @@ class SearchResult(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     trace_id: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class RetrievalResult(BaseModel):
+    """What ``ask`` (and the docs planner) return: evidence plus a decision.
+
+    ``route`` names the path taken (``section``, ``overview``, ``free_form``,
+    ``fallback_search``, ``lookup``, ``docs_plan``, ...). ``details`` holds
+    route-specific facts (pooled sections, rerank fail-open, plan steps, ...).
+    """
+
+    query: str
+    collection: str
+    tenant: str
+    decision: Decision
+    reason: str
+    route: str
+    resolved_doc_id: str | None = None
+    resolved_section_key: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    omitted_evidence_ids: list[str] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    trace_id: str | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)
