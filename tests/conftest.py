@@ -59,11 +59,35 @@ def sectio(settings: Settings) -> Iterator[Sectio]:
 def small_corpus(tmp_path: Path) -> Path:
     """Two documents, a few sections, parts in order."""
     rows = [
-        chunk("aspirin", "indications", 0, "Aspirin relieves pain and reduces fever.", doc_title="Aspirin"),
-        chunk("aspirin", "indications", 1, "It also lowers the risk of heart attack.", doc_title="Aspirin"),
+        chunk(
+            "aspirin",
+            "indications",
+            0,
+            "Aspirin relieves pain and reduces fever.",
+            doc_title="Aspirin",
+        ),
+        chunk(
+            "aspirin",
+            "indications",
+            1,
+            "It also lowers the risk of heart attack.",
+            doc_title="Aspirin",
+        ),
         chunk("aspirin", "warnings", 0, "Aspirin may cause stomach bleeding.", doc_title="Aspirin"),
-        chunk("metformin", "indications", 0, "Metformin treats type 2 diabetes.", doc_title="Metformin"),
-        chunk("metformin", "warnings", 0, "Lactic acidosis is a rare risk of metformin.", doc_title="Metformin"),
+        chunk(
+            "metformin",
+            "indications",
+            0,
+            "Metformin treats type 2 diabetes.",
+            doc_title="Metformin",
+        ),
+        chunk(
+            "metformin",
+            "warnings",
+            0,
+            "Lactic acidosis is a rare risk of metformin.",
+            doc_title="Metformin",
+        ),
     ]
     return write_jsonl(tmp_path / "corpus.jsonl", rows)
 
