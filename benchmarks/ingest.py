@@ -1,0 +1,228 @@
+"""Ingest throughput and memory (issue: Foundation). Prints tables; never a test.
+
+Phases run in fresh processes so each peak RSS is its own:
+
+* ``bare-default``: fastembed's MiniLM with its default settings (max_length 512,
+  batch 256) on a sample of the SciFact texts: the peer a user would start from;
+* ``bare-sectio``: the bare embedder with sectio's settings (max_length 256,
+  batch 32, length-sorted batches) on all SciFact chunk texts, no cache, no index;
+* ``cold``: ``sectio ingest`` of SciFact into an empty SECTIO_HOME (cache empty);
+* ``warm``: the same ingest into a new collection with the cache full;
+* ``engine-100k``: 100,000 synthetic chunks (~120 words) with precomputed random
+  vectors straight into Qdrant Edge: upsert time, optimize time, RSS, disk.
+
+Usage: ``python benchmarks/ingest.py [--quick]`` (``--quick``: 1,000 SciFact docs, 20k synthetic).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import DATA, dir_size_mb, peak_rss_mb, print_table, run_phase
+
+SCIFACT = DATA / "scifact" / "corpus.jsonl"
+
+
+def _scifact_subset(limit: int, out: Path) -> Path:
+    lines = SCIFACT.read_text().splitlines()[:limit] if limit else SCIFACT.read_text().splitlines()
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def _chunk_texts(corpus: Path) -> list[str]:
+    from sectio.embed.minilm import MiniLMEmbedder
+    from sectio.ingest.readers import read_beir
+
+    emb = MiniLMEmbedder(Path(tempfile.mkdtemp()) / "cache")
+    return [r.index_text() for r in read_beir(corpus, max_tokens=256, count=emb.count_tokens)]
+
+
+def phase_bare_default(corpus: str, sample: str) -> dict[str, float]:
+    from fastembed import TextEmbedding
+
+    from sectio.embed.minilm import prepare_model_dir
+
+    texts = _chunk_texts(Path(corpus))[: int(sample)]
+    model_dir = prepare_model_dir(Path(tempfile.mkdtemp()))
+    model = TextEmbedding(
+        "sentence-transformers/all-MiniLM-L6-v2", specific_model_path=str(model_dir)
+    )
+    t = time.perf_counter()
+    n = sum(1 for _ in model.embed(texts))
+    s = time.perf_counter() - t
+    return {"texts": n, "seconds": s, "per_s": n / s, "rss_mb": peak_rss_mb()}
+
+
+def phase_bare_sectio(corpus: str) -> dict[str, float]:
+    from sectio.embed.minilm import MiniLMEmbedder
+
+    texts = _chunk_texts(Path(corpus))
+    emb = MiniLMEmbedder(Path(tempfile.mkdtemp()) / "cache")
+    t = time.perf_counter()
+    emb.embed_documents(texts)
+    s = time.perf_counter() - t
+    return {"texts": len(texts), "seconds": s, "per_s": len(texts) / s, "rss_mb": peak_rss_mb()}
+
+
+def phase_ingest(corpus: str, home: str, collection: str) -> dict[str, float]:
+    from sectio import Sectio, Settings
+
+    with Sectio(Settings(home=Path(home))) as s:
+        t = time.perf_counter()
+        report = s.ingest(corpus, fmt="beir", collection=collection)
+        secs = time.perf_counter() - t
+    return {
+        "chunks": report.chunks_read,
+        "computed": report.embeddings_computed,
+        "cached": report.embeddings_cached,
+        "seconds": secs,
+        "per_s": report.chunks_read / secs,
+        "rss_mb": peak_rss_mb(),
+    }
+
+
+def phase_engine(n: str) -> dict[str, float]:
+    import numpy as np
+
+    from sectio.contract.profile import LexicalSettings
+    from sectio.index.edge_store import EdgeBackend
+    from sectio.index.ids import point_id_for
+    from sectio.index.lexical import LexicalEncoder
+    from sectio.index.port import IndexSpec, PointData
+
+    count = int(n)
+    rng = np.random.default_rng(0)
+    vocab = [f"w{i}" for i in range(20_000)]
+    zipf = rng.zipf(1.3, size=count * 120) % len(vocab)
+    texts = [" ".join(vocab[j] for j in zipf[i * 120 : (i + 1) * 120]) for i in range(count)]
+    vectors = rng.standard_normal((count, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    root = Path(tempfile.mkdtemp())
+    t0 = time.perf_counter()
+    enc = LexicalEncoder(LexicalSettings())
+    sparse = enc.fit_documents(texts)
+    t1 = time.perf_counter()
+    backend = EdgeBackend(root)
+    target = backend.load_target("bench", IndexSpec(dimensions=384), staged=True)
+    for start in range(0, count, 256):
+        target.index.upsert(
+            [
+                PointData(
+                    id=point_id_for(f"c{i}"),
+                    dense=vectors[i],
+                    sparse=sparse[i],
+                    payload={
+                        "chunk_id": f"c{i}",
+                        "doc_id": f"d{i // 20}",
+                        "section_key": f"s{i % 7}",
+                        "part_index": i % 20,
+                        "text": texts[i],
+                        "tenant": f"t{i % 3}",
+                    },
+                )
+                for i in range(start, min(start + 256, count))
+            ]
+        )
+    t2 = time.perf_counter()
+    target.index.optimize()
+    t3 = time.perf_counter()
+    target.commit()
+    disk = dir_size_mb(root)
+    shutil.rmtree(root, ignore_errors=True)
+    return {
+        "chunks": count,
+        "bm25_s": t1 - t0,
+        "upsert_s": t2 - t1,
+        "optimize_s": t3 - t2,
+        "total_s": t3 - t0,
+        "rss_mb": peak_rss_mb(),
+        "disk_mb": disk,
+    }
+
+
+PHASES = {
+    "bare-default": phase_bare_default,
+    "bare-sectio": phase_bare_sectio,
+    "ingest": phase_ingest,
+    "engine": phase_engine,
+}
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] in PHASES:
+        print(json.dumps(PHASES[sys.argv[1]](*sys.argv[2:])))
+        return
+    quick = "--quick" in sys.argv
+    script = Path(__file__).resolve()
+    work = Path(tempfile.mkdtemp(prefix="sectio-bench-"))
+    corpus = _scifact_subset(1000 if quick else 0, work / "corpus.jsonl")
+    home = work / "home"
+    bare_default = run_phase(script, "bare-default", str(corpus), "300")
+    bare = run_phase(script, "bare-sectio", str(corpus))
+    cold = run_phase(script, "ingest", str(corpus), str(home), "cold")
+    warm = run_phase(script, "ingest", str(corpus), str(home), "warm")
+    engine = run_phase(script, "engine", "20000" if quick else "100000")
+    print_table(
+        f"SciFact ingest ({cold['chunks']:.0f} chunks, {'1,000' if quick else '5,183'} abstracts)",
+        ["run", "texts", "seconds", "chunks/s", "peak RSS MiB", "vs bare (sectio settings)"],
+        [
+            [
+                "bare fastembed, defaults (512 tok, batch 256), 300 texts",
+                bare_default["texts"],
+                bare_default["seconds"],
+                bare_default["per_s"],
+                bare_default["rss_mb"],
+                f"{bare_default['per_s'] / bare['per_s']:.0%}",
+            ],
+            [
+                "bare embedder, sectio settings (256 tok, batch 32, sorted)",
+                bare["texts"],
+                bare["seconds"],
+                bare["per_s"],
+                bare["rss_mb"],
+                "100%",
+            ],
+            [
+                "sectio ingest, cold cache",
+                cold["chunks"],
+                cold["seconds"],
+                cold["per_s"],
+                cold["rss_mb"],
+                f"{cold['per_s'] / bare['per_s']:.0%}",
+            ],
+            [
+                "sectio ingest, warm cache",
+                warm["chunks"],
+                warm["seconds"],
+                warm["per_s"],
+                warm["rss_mb"],
+                f"{warm['per_s'] / bare['per_s']:.0%}",
+            ],
+        ],
+    )
+    print_table(
+        f"Engine only: {engine['chunks']:,.0f} synthetic chunks (120 words, 384-d), Qdrant Edge",
+        ["BM25 encode s", "upsert s", "optimize s", "total s", "peak RSS MiB", "disk MiB"],
+        [
+            [
+                engine["bm25_s"],
+                engine["upsert_s"],
+                engine["optimize_s"],
+                engine["total_s"],
+                engine["rss_mb"],
+                engine["disk_mb"],
+            ]
+        ],
+    )
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
