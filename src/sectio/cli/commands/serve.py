@@ -1,0 +1,57 @@
+"""``sectio serve``: the HTTP API and playground (uvicorn)."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import sys
+
+import click
+
+from sectio.cli.base import Context, cli, pass_state
+from sectio.errors import ConfigError
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only listens on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to bind.")
+@click.option(
+    "--insecure-no-auth",
+    is_flag=True,
+    help="Serve tenant 'default' without API keys on a non-loopback address.",
+)
+@pass_state
+def serve(state: Context, host: str, port: int, insecure_no_auth: bool) -> None:
+    """Serve the HTTP API (OpenAPI at /docs) and the playground at /."""
+    import uvicorn
+
+    from sectio.api.app import create_app
+    from sectio.api.auth import KeyRing
+    from sectio.api.middleware import JsonFormatter
+
+    settings = state.settings
+    if (
+        not KeyRing.from_settings(settings).enabled
+        and not is_loopback(host)
+        and not insecure_no_auth
+    ):
+        raise ConfigError(
+            f"no API keys configured (SECTIO_API_KEYS); refusing to bind to {host}: "
+            "use a loopback address or --insecure-no-auth"
+        )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
