@@ -1,0 +1,153 @@
+"""Load test of ``sectio serve`` on loopback. Prints a table; never a test.
+
+Starts the server (real MiniLM, the shipped demo corpus) in its own process,
+then drives it from this process with concurrent keep-alive clients for a fixed
+time per endpoint, reporting requests/s, p50/p99 latency, errors and the
+server's RSS at start and end (flat RSS = no leak).
+
+Usage: ``python benchmarks/load.py [--seconds 30] [--concurrency 8] [--embedder minilm|fake]``
+(``--seconds 600`` for the 10-minute RSS run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import print_table
+
+QUESTIONS = [
+    "what is metformin used for",
+    "side effects of sertraline",
+    "can I take warfarin with aspirin",
+    "who should not take lisinopril",
+    "how much ibuprofen can I take",
+    "omeprazole interactions",
+    "stomach bleeding risk",
+    "dose of amoxicillin for children",
+]
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _drive(
+    url: str, path: str, body_of, seconds: float, concurrency: int
+) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    latencies: list[float] = []
+    errors = 0
+    deadline = time.perf_counter() + seconds
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as client:
+
+        async def worker(i: int) -> None:
+            nonlocal errors
+            n = i
+            while time.perf_counter() < deadline:
+                body = body_of(n)
+                n += concurrency
+                t = time.perf_counter()
+                try:
+                    resp = await client.post(path, json=body)
+                    if resp.status_code != 200:
+                        errors += 1
+                except httpx.HTTPError:
+                    errors += 1
+                latencies.append(time.perf_counter() - t)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(i) for i in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    latencies.sort()
+    n = len(latencies)
+    return {
+        "requests": n,
+        "rps": n / elapsed,
+        "p50_ms": latencies[n // 2] * 1000 if n else 0.0,
+        "p99_ms": latencies[min(n - 1, int(n * 0.99))] * 1000 if n else 0.0,
+        "errors": errors,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--embedder", default="minilm")
+    args = ap.parse_args()
+    home = Path(tempfile.mkdtemp(prefix="sectio-load-"))
+    env = {**os.environ, "SECTIO_HOME": str(home), "SECTIO_EMBEDDER": args.embedder}
+    env.pop("SECTIO_API_KEYS", None)
+    sectio = [sys.executable, "-m", "sectio.cli"]
+    subprocess.run(
+        [*sectio, "demo", "--collection", "default", "--json"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    port = _port()
+    server = subprocess.Popen(
+        [*sectio, "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        proc = psutil.Process(server.pid)
+        # warm up (model, caches) before measuring
+        asyncio.run(_drive(url, "/v1/search", lambda n: {"query": QUESTIONS[n % 8]}, 2, 2))
+        rss_start = proc.memory_info().rss / 2**20
+        rows = []
+        for path, body_of in (
+            ("/v1/search", lambda n: {"query": QUESTIONS[n % len(QUESTIONS)]}),
+            ("/v1/retrieve", lambda n: {"query": QUESTIONS[n % len(QUESTIONS)]}),
+        ):
+            r = asyncio.run(_drive(url, path, body_of, args.seconds, args.concurrency))
+            rows.append(
+                [
+                    path,
+                    args.concurrency,
+                    r["requests"],
+                    r["rps"],
+                    r["p50_ms"],
+                    r["p99_ms"],
+                    r["errors"],
+                ]
+            )
+        rss_end = proc.memory_info().rss / 2**20
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print_table(
+        f"sectio serve on loopback, {args.embedder} embedder, {args.seconds:.0f} s per endpoint "
+        f"(server RSS {rss_start:.0f} MiB at start, {rss_end:.0f} MiB at end)",
+        ["endpoint", "concurrency", "requests", "req/s", "p50 ms", "p99 ms", "errors"],
+        rows,
+    )
+
+
+if __name__ == "__main__":
+    main()
