@@ -9,9 +9,10 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.result import SearchResult
@@ -27,6 +28,10 @@ from sectio.ingest.loader import IngestReport, load_records
 from sectio.ingest.readers import read_source
 from sectio.retrieve.search import search_dense
 from sectio.settings import Settings
+
+if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
+    from sectio.ops.records import AnyResult, Feedback
+    from sectio.ops.store import OpsStore
 
 DEFAULT_COLLECTION = "default"
 
@@ -44,12 +49,14 @@ class Sectio:
         *,
         embedder: Embedder | None = None,
         backend: IndexBackend | None = None,
+        ops: OpsStore | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self._inner_embedder = embedder
         self._embedder: CachedEmbedder | None = None
         self.backend = backend or build_backend(self.settings)
         self._open: dict[str, Collection] = {}
+        self._ops = ops
 
     # --- components -----------------------------------------------------------------
     @property
@@ -78,6 +85,8 @@ class Sectio:
         if self._embedder is not None:
             self._embedder.close()
             self._embedder = None
+        if self._ops is not None:
+            self._ops.close()
 
     def __enter__(self) -> Sectio:
         return self
@@ -157,7 +166,84 @@ class Sectio:
         tenant: str,
     ) -> SearchResult:
         """Dense search (hybrid and lexical arrive with the search work)."""
-        return search_dense(self.collection(collection), self.embedder, query, top_k, tenant)
+        result = search_dense(self.collection(collection), self.embedder, query, top_k, tenant)
+        self.record("search", result)
+        return result
+
+    # --- operational store ----------------------------------------------------------
+    @property
+    def ops(self) -> OpsStore:
+        """The operational store (traces, turns, feedback); connects on first use."""
+        if self._ops is None:
+            from sectio.ops.store import OpsStore
+
+            self._ops = OpsStore.from_settings(self.settings)
+        return self._ops
+
+    def record(
+        self,
+        kind: str,
+        result: AnyResult,
+        *,
+        conversation_id: str | None = None,
+        correlation_id: str | None = None,
+        otel_trace_id: str | None = None,
+    ) -> str | None:
+        """Write ``result``'s retrieval trace, fail-open; set ``result.trace_id`` and return it.
+
+        Every ``ask``, ``search`` and ``lookup`` calls this once, as its last
+        step: ``return`` after ``self.record("ask", result, conversation_id=...)``.
+        Tenant, query, route, decision and intent are read from ``result`` (the
+        values retrieval resolved). With ``conversation_id`` (``ask
+        --conversation ID``), the user's line and a one-line summary of the
+        answer are appended to that conversation with the trace, in one
+        transaction.
+
+        Fail-open: if the store is unreachable, slow (bounded by
+        ``SECTIO_DB_CONNECT_TIMEOUT_S``/``SECTIO_DB_STATEMENT_TIMEOUT_S``) or
+        unmigrated, the failure is logged and counted in
+        ``self.ops.trace_write_failures`` and ``trace_id`` stays None.
+        ``SECTIO_TRACES=false`` turns tracing off.
+        """
+        result.trace_id = None
+        if not self.settings.traces:
+            return None
+        try:
+            store = self.ops
+        except Exception as exc:  # a bad URL must not break retrieval either
+            logging.getLogger("sectio.ops").warning("trace not written: %s", exc)
+            return None
+        result.trace_id = store.try_record_trace(
+            kind,
+            result,
+            conversation_id=conversation_id,
+            correlation_id=correlation_id,
+            otel_trace_id=otel_trace_id,
+        )
+        return result.trace_id
+
+    def feedback(
+        self,
+        trace_id: str,
+        rating: str,
+        *,
+        tenant: str,
+        comment: str | None = None,
+        conversation_id: str | None = None,
+    ) -> Feedback:
+        """Rate the answer of ``trace_id`` (``helpful``|``not_helpful``) as ``tenant``.
+
+        One feedback per trace; a second call replaces it. ``tenant`` is the
+        caller's resolved tenant (the API key's): another tenant's trace reads
+        as unknown. See :meth:`sectio.ops.OpsStore.submit_feedback`.
+
+        Raises:
+            TraceNotFound: no such trace for ``tenant``.
+            InvalidInput: an unknown rating or a comment over 2000 characters.
+        """
+        return self.ops.submit_feedback(
+            trace_id, rating, tenant=tenant, comment=comment, conversation_id=conversation_id
+        )
 
     # --- snapshots ------------------------------------------------------------------
     def snapshot(self, out_file: str | Path, *, collection: str = DEFAULT_COLLECTION) -> Manifest:

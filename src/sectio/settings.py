@@ -44,7 +44,22 @@ class Settings(BaseSettings):
     quantization: Literal["none", "int8"] = "none"
 
     # --- operational store ---------------------------------------------------
+    #: None: SQLite at $SECTIO_HOME/sectio.sqlite3; or postgresql+psycopg://user@host/db
     database_url: str | None = None
+    #: Migrate on first use. None: only for the SQLite default, never for a configured URL.
+    auto_migrate: bool | None = None
+    #: Write a retrieval trace for every ask/search/lookup (fail-open).
+    traces: bool = True
+    #: What traces (and user conversation lines) keep of the query text.
+    trace_query_text: Literal["plain", "hashed", "none"] = "plain"
+    #: Days to keep traces and turns; applied by `sectio purge --auto` and the server.
+    retention_days: int | None = Field(default=None, ge=1)
+    db_connect_timeout_s: float = Field(default=2.0, gt=0, le=60)
+    db_statement_timeout_s: float = Field(default=2.0, gt=0, le=600)
+    db_pool_size: int = Field(default=5, ge=1, le=100)
+    db_max_overflow: int = Field(default=5, ge=0, le=100)
+    #: After a failed connection, skip trace writes (counted) for this long.
+    db_retry_after_s: float = Field(default=5.0, ge=0, le=3600)
 
     @field_validator("home", mode="before")
     @classmethod
