@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     qdrant_api_key: SecretStr | None = None
     qdrant_location: str | None = None
     quantization: Literal["none", "int8"] = "none"
+    #: Tenants that get their own shard key (custom sharding; Qdrant server only).
+    qdrant_tenant_shards: list[str] = Field(default_factory=list)
+    #: Shards per collection (per shard key with custom sharding); None: the server default.
+    qdrant_shard_number: int | None = Field(default=None, ge=1)
+    qdrant_replication_factor: int | None = Field(default=None, ge=1)
+    qdrant_timeout_s: int = Field(default=60, ge=1)
 
     # --- operational store ---------------------------------------------------
     #: None: SQLite at $SECTIO_HOME/sectio.sqlite3; or postgresql+psycopg://user@host/db

@@ -112,12 +112,23 @@ def _stored(point: Any, with_vectors: bool = False) -> StoredPoint:
     payload = dict(point.payload or {})
     payload.pop(RESERVED, None)
     dense = None
+    sparse: dict[str, SparseVec] | None = None
     if with_vectors and point.vector is not None:
         vec = point.vector.get(DENSE) if isinstance(point.vector, dict) else point.vector
         if vec is not None:
             dense = tuple(float(x) for x in vec)
+        if isinstance(point.vector, dict):
+            sparse = {
+                name: SparseVec(tuple(int(i) for i in v.indices), tuple(float(x) for x in v.values))
+                for name, v in point.vector.items()
+                if isinstance(v, SparseVector)
+            }
     return StoredPoint(
-        id=str(point.id), payload=payload, score=getattr(point, "score", None), dense=dense
+        id=str(point.id),
+        payload=payload,
+        score=getattr(point, "score", None),
+        dense=dense,
+        sparse=sparse,
     )
 
 
@@ -240,7 +251,11 @@ class EdgeIndex:
         return int(self.shard.count(CountRequest(exact=True, filter=to_filter(where))))
 
     def scroll(
-        self, where: Where | None, limit: int = 256, offset: str | None = None
+        self,
+        where: Where | None,
+        limit: int = 256,
+        offset: str | None = None,
+        with_vectors: bool = False,
     ) -> tuple[list[StoredPoint], str | None]:
         records, next_offset = self.shard.scroll(
             ScrollRequest(
@@ -248,10 +263,12 @@ class EdgeIndex:
                 limit=limit,
                 filter=to_filter(where),
                 with_payload=True,
-                with_vector=False,
+                with_vector=with_vectors,
             )
         )
-        return [_stored(r) for r in records], (str(next_offset) if next_offset else None)
+        return [_stored(r, with_vectors) for r in records], (
+            str(next_offset) if next_offset else None
+        )
 
     def retrieve(self, ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
         if not ids:

@@ -61,13 +61,17 @@ class PointData:
 
 @dataclass(frozen=True)
 class StoredPoint:
-    """One point read back. ``score`` is set by searches, None for scroll/retrieve."""
+    """One point read back. ``score`` is set by searches, None for scroll/retrieve.
+
+    ``dense`` and ``sparse`` are set only when vectors were asked for.
+    """
 
     id: str
     payload: dict[str, Any]
     score: float | None = None
     dense: tuple[float, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    sparse: dict[str, SparseVec] | None = None
 
 
 class VectorIndex(Protocol):
@@ -84,9 +88,17 @@ class VectorIndex(Protocol):
         ...
 
     def scroll(
-        self, where: Where | None, limit: int = 256, offset: str | None = None
+        self,
+        where: Where | None,
+        limit: int = 256,
+        offset: str | None = None,
+        with_vectors: bool = False,
     ) -> tuple[list[StoredPoint], str | None]:
-        """One page of matching points (engine order) and the next offset (None at the end)."""
+        """One page of matching points (engine order) and the next offset (None at the end).
+
+        With ``with_vectors`` each point carries its dense and sparse vectors (a
+        collection copy between backends reads them this way, without re-embedding).
+        """
         ...
 
     def retrieve(self, ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
