@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sectio.contract.profile import CorpusProfile, load_profile
-from sectio.contract.result import SearchResult
+from sectio.contract.result import Evidence, SearchResult
 from sectio.embed.cache import CachedEmbedder
 from sectio.embed.factory import build_cached_embedder
 from sectio.embed.port import Embedder
@@ -26,7 +26,11 @@ from sectio.index.manifest import Manifest, check_serving
 from sectio.index.port import IndexBackend
 from sectio.ingest.loader import IngestReport, load_records
 from sectio.ingest.readers import read_source
-from sectio.retrieve.search import search_dense
+from sectio.retrieve import reads
+from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.search import FusionParams
+from sectio.retrieve.search import search as run_search
+from sectio.retrieve.search_filters import Filters
 from sectio.settings import Settings
 
 if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
@@ -56,6 +60,8 @@ class Sectio:
         self._embedder: CachedEmbedder | None = None
         self.backend = backend or build_backend(self.settings)
         self._open: dict[str, Collection] = {}
+        #: The second tenant check of every read; ``tenant_guard.dropped`` feeds /metrics.
+        self.tenant_guard = TenantGuard()
         self._ops = ops
 
     # --- components -----------------------------------------------------------------
@@ -163,12 +169,90 @@ class Sectio:
         *,
         collection: str = DEFAULT_COLLECTION,
         top_k: int = 10,
+        mode: str = "hybrid",
+        filters: Filters | None = None,
         tenant: str,
     ) -> SearchResult:
-        """Dense search (hybrid and lexical arrive with the search work)."""
-        result = search_dense(self.collection(collection), self.embedder, query, top_k, tenant)
+        """Search ``collection`` as ``tenant``: ``hybrid`` (default), ``dense`` or ``lexical``.
+
+        ``top_k`` is clamped to [1, 50] (the result says so); ``filters`` keys are
+        ``doc_id``, ``section_key``, ``chunk_kind``, ``tags`` (any of),
+        ``metadata.domain``, ``metadata.subdomain`` and ``path`` (prefix). Each
+        hit's ``score`` is its dense cosine similarity (0.0 for a lexical-only hit).
+        See :mod:`sectio.retrieve.search`.
+
+        Raises:
+            UnknownFilter: an unknown filter key.
+            ConfigError: an unknown mode.
+        """
+        result = run_search(
+            self.collection(collection),
+            self.embedder,
+            query,
+            tenant=tenant,
+            top_k=top_k,
+            mode=mode,
+            filters=filters,
+            params=FusionParams.from_settings(self.settings),
+            guard=self.tenant_guard,
+        )
         self.record("search", result)
         return result
+
+    # --- tenant-scoped reads (search is one; the routes use sectio.retrieve.reads) ---
+    def count(
+        self,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        filters: Filters | None = None,
+        tenant: str,
+    ) -> int:
+        """Chunks of ``tenant`` in ``collection`` matching ``filters`` (search filter keys)."""
+        from sectio.retrieve.search_filters import build_where
+
+        return reads.count(self.collection(collection).index, tenant, build_where(filters))
+
+    def chunks(
+        self,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        filters: Filters | None = None,
+        tenant: str,
+    ) -> list[Evidence]:
+        """Every chunk of ``tenant`` matching ``filters``, in (doc, section, part) order.
+
+        With ``filters={"doc_id": D, "section_key": S}`` this is a complete section
+        read. ``score`` is 0.0 (nothing was ranked).
+        """
+        from sectio.retrieve.search_filters import build_where
+
+        points = reads.scroll_all(
+            self.collection(collection).index,
+            tenant,
+            build_where(filters),
+            guard=self.tenant_guard,
+        )
+        points.sort(
+            key=lambda p: (
+                str(p.payload.get("doc_id")),
+                str(p.payload.get("section_key")),
+                int(p.payload.get("part_index") or 0),
+            )
+        )
+        return [Evidence.from_payload(p.payload, 0.0, rank=None) for p in points]
+
+    def get(
+        self,
+        chunk_ids: list[str],
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        tenant: str,
+    ) -> list[Evidence]:
+        """Chunks by ``chunk_id``, of ``tenant`` only, in the order asked (unknown ids absent)."""
+        points = reads.retrieve_chunks(
+            self.collection(collection).index, chunk_ids, tenant, guard=self.tenant_guard
+        )
+        return [Evidence.from_payload(p.payload, 0.0, rank=None) for p in points]
 
     # --- operational store ----------------------------------------------------------
     @property

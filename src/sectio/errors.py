@@ -4,6 +4,7 @@ The tree::
 
     SectioError
     ├── ConfigError              settings or arguments that cannot work together
+    │   └── UnknownFilter        a search filter key outside the known set
     ├── ContractError            a chunk record or a profile breaks the corpus contract
     │   └── RecordError          one record: names file, line and field
     ├── ProfileError             a corpus profile cannot be read
@@ -30,6 +31,10 @@ class SectioError(Exception):
 
 class ConfigError(SectioError):
     """Settings or arguments that cannot work together."""
+
+
+class UnknownFilter(ConfigError):
+    """A search filter with an unknown key (or an unusable value)."""
 
 
 class ContractError(SectioError):

@@ -37,6 +37,17 @@ class Settings(BaseSettings):
     upsert_batch_size: int = Field(default=256, ge=1, le=10_000)
     chunk_max_tokens: int = Field(default=256, ge=16, le=8192)
 
+    # --- search (hybrid fusion; defaults chosen on SciFact train, see README) ---
+    #: Reciprocal rank fusion constant: score = sum(weight / (rrf_k + rank)), rank from 0.
+    rrf_k: int = Field(default=2, ge=1, le=1000)
+    #: Each of dense and BM25 takes max(pool_min, pool_factor * top_k) candidates (<= pool_max).
+    hybrid_pool_factor: int = Field(default=5, ge=1, le=100)
+    hybrid_pool_min: int = Field(default=50, ge=1, le=10_000)
+    hybrid_pool_max: int = Field(default=1000, ge=1, le=10_000)
+    #: RRF weights of the dense and the lexical (BM25) candidate lists.
+    hybrid_dense_weight: float = Field(default=1.0, ge=0.0)
+    hybrid_lexical_weight: float = Field(default=1.0, ge=0.0)
+
     # --- index ---------------------------------------------------------------
     qdrant_url: str | None = None
     qdrant_api_key: SecretStr | None = None

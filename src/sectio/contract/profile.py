@@ -27,7 +27,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sectio.errors import ProfileError
 
-SHIPPED_PROFILES = ("generic", "en_drug_label", "vi_drug_monograph", "docs")
+SHIPPED_PROFILES = (
+    "generic",
+    "generic_ru",
+    "generic_vi",
+    "en_drug_label",
+    "vi_drug_monograph",
+    "docs",
+)
 
 
 class _Strict(BaseModel):

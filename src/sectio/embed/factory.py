@@ -15,7 +15,7 @@ def build_embedder(settings: Settings) -> Embedder:
     if settings.embedder == "e5":
         from sectio.embed.e5 import E5Embedder
 
-        return E5Embedder(max_length=settings.embed_max_length)
+        return E5Embedder(max_length=settings.embed_max_length, threads=settings.embed_threads)
     from sectio.embed.minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(

@@ -282,13 +282,14 @@ class EdgeIndex:
         limit: int,
         where: Where | None = None,
         score_threshold: float | None = None,
+        with_payload: bool = True,
     ) -> list[StoredPoint]:
         hits = self.shard.query(
             QueryRequest(
                 limit=limit,
                 query=Query.Nearest([float(x) for x in vector], using=DENSE),
                 filter=to_filter(where),
-                with_payload=True,
+                with_payload=with_payload,
                 with_vector=False,
                 score_threshold=score_threshold,
             )

@@ -111,8 +111,13 @@ class VectorIndex(Protocol):
         limit: int,
         where: Where | None = None,
         score_threshold: float | None = None,
+        with_payload: bool = True,
     ) -> list[StoredPoint]:
-        """Nearest points by the dense vector, best first; ``score`` is the similarity."""
+        """Nearest points by the dense vector, best first; ``score`` is the similarity.
+
+        ``with_payload=False`` returns ids and scores only (payload ``{}``): hybrid
+        search asks which points were dense candidates this way, cheaply.
+        """
         ...
 
     def search_sparse(

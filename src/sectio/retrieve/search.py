@@ -1,23 +1,58 @@
-"""Search over one collection: dense for now (hybrid and lexical come with the search work).
+"""Search over one collection: ``hybrid`` (default), ``dense`` or ``lexical``.
 
-Tenant scoping: every query carries the tenant filter into the engine, and
-every returned point is checked again in Python.
+* **dense**: nearest chunks by the dense vector (cosine).
+* **lexical**: real BM25 (Qdrant's ``Bm25`` sparse vectors with the IDF
+  modifier, corpus ``avg_len`` from the manifest). A collection built with
+  ``fold_diacritics`` has an exact and an accent-folded BM25 vector; the two
+  are fused inside the engine (reciprocal rank fusion), so "chong chi dinh"
+  finds "chống chỉ định" and an exact match still ranks first.
+* **hybrid**: dense and BM25 candidates, each widened to a pool larger than
+  ``top_k`` (:meth:`FusionParams.pool`), fused inside Qdrant with reciprocal
+  rank fusion (``rrf_k`` from settings; weights optional), cut to ``top_k``.
+
+Scores: every hit reports ``score`` = its dense cosine similarity with the
+query, and ``0.0`` when it was not among the dense candidates (a lexical-only
+hit; every lexical-mode hit). The fusion value is a ranking signal on another
+scale and is never presented as a confidence. ``rank`` is the position.
+
+``top_k`` is clamped to [1, 50]; the result reports the requested and applied
+values and ``clamped``. Tenant scoping: the tenant condition is part of every
+engine query, and every returned point is checked again in Python by a
+:class:`~sectio.retrieve.reads.TenantGuard`.
+
+Example:
+    >>> FusionParams(pool_factor=5, pool_min=50).pool(20)
+    100
+    >>> clamp_top_k(80)
+    (50, True)
 """
 
 from __future__ import annotations
 
-import logging
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
 
 from sectio.contract.result import Evidence, SearchResult
 from sectio.embed.port import Embedder
+from sectio.errors import ConfigError
 from sectio.index.collection import Collection
-from sectio.index.filters import tenant_where
-from sectio.index.port import StoredPoint
+from sectio.index.filters import Where
+from sectio.index.port import SparseVec, StoredPoint, VectorIndex
+from sectio.retrieve.reads import TenantGuard, keep_tenant, scoped
+from sectio.retrieve.search_filters import Filters, build_where
+from sectio.settings import Settings
 
-log = logging.getLogger(__name__)
+Mode = Literal["hybrid", "dense", "lexical"]
+MODES: tuple[str, ...] = ("hybrid", "dense", "lexical")
 
 TOP_K_MIN, TOP_K_MAX = 1, 50
+#: The most an internal caller (evaluation) may ask for past the public clamp.
+LIMIT_MAX = 1000
 
 
 def clamp_top_k(requested: int) -> tuple[int, bool]:
@@ -26,37 +61,179 @@ def clamp_top_k(requested: int) -> tuple[int, bool]:
     return applied, applied != requested
 
 
-def keep_tenant(points: list[StoredPoint], tenant: str) -> list[StoredPoint]:
-    """Second tenant check, in Python: drop (and log) any point of another tenant."""
-    kept = [p for p in points if p.payload.get("tenant", "default") == tenant]
-    dropped = len(points) - len(kept)
-    if dropped:
-        log.error("tenant check dropped %d point(s) of another tenant (caller %r)", dropped, tenant)
-    return kept
+@dataclass(frozen=True)
+class FusionParams:
+    """How hybrid search widens and fuses its candidate lists.
+
+    Example:
+        >>> FusionParams(rrf_k=2).weights(sparse_names=("bm25", "bm25_folded"))
+        [1.0, 0.5, 0.5]
+    """
+
+    rrf_k: int = 2
+    pool_factor: int = 5
+    pool_min: int = 50
+    pool_max: int = 1000
+    dense_weight: float = 1.0
+    lexical_weight: float = 1.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FusionParams:
+        return cls(
+            rrf_k=settings.rrf_k,
+            pool_factor=settings.hybrid_pool_factor,
+            pool_min=settings.hybrid_pool_min,
+            pool_max=settings.hybrid_pool_max,
+            dense_weight=settings.hybrid_dense_weight,
+            lexical_weight=settings.hybrid_lexical_weight,
+        )
+
+    def pool(self, limit: int) -> int:
+        """Candidates each list takes for a final cut of ``limit`` (never fewer than ``limit``)."""
+        return max(limit, min(self.pool_max, max(self.pool_min, self.pool_factor * limit)))
+
+    def weights(self, *, dense: bool = True, sparse_names: Sequence[str] = ()) -> list[float]:
+        """RRF weights in prefetch order: dense first, then the BM25 variants.
+
+        Exact and accent-folded BM25 share the lexical weight, so a document
+        both rank first counts as much as one plain BM25 list would.
+        """
+        out = [self.dense_weight] if dense else []
+        if sparse_names:
+            out.extend([self.lexical_weight / len(sparse_names)] * len(sparse_names))
+        return out
 
 
-def search_dense(
-    collection: Collection, embedder: Embedder, query: str, top_k: int, tenant: str
+def search(
+    collection: Collection,
+    embedder: Embedder,
+    query: str,
+    *,
+    tenant: str,
+    top_k: int = 10,
+    mode: str = "hybrid",
+    filters: Filters | None = None,
+    params: FusionParams | None = None,
+    guard: TenantGuard | None = None,
+    limit: int | None = None,
 ) -> SearchResult:
-    """Dense top-k over ``collection`` for ``tenant``."""
-    t0 = time.perf_counter()
+    """Search ``collection`` as ``tenant``; see the module docstring for modes and scores.
+
+    ``limit`` is for internal callers only (evaluation at depth 100): it
+    replaces the clamped ``top_k`` as the number of hits, up to
+    :data:`LIMIT_MAX`. The public API never passes it.
+
+    Raises:
+        ConfigError: an unknown mode.
+        UnknownFilter: an unknown filter key or an empty value.
+    """
+    if mode not in MODES:
+        raise ConfigError(f"unknown search mode {mode!r}; use one of: {', '.join(MODES)}")
+    params = params or FusionParams()
+    guard = guard or TenantGuard()
     applied, clamped = clamp_top_k(top_k)
-    vector = embedder.embed_query(query)
+    n = applied if limit is None else min(max(int(limit), 1), LIMIT_MAX)
+    where = scoped(tenant, build_where(filters))
+    t0 = time.perf_counter()
+    qvec: npt.NDArray[np.float32] | None = None
+    sparse: dict[str, SparseVec] = {}
+    if mode in ("hybrid", "dense"):
+        qvec = np.asarray(embedder.embed_query(query), dtype=np.float32)
     t1 = time.perf_counter()
-    points = collection.index.search_dense(vector, applied, tenant_where(tenant))
-    points = keep_tenant(points, tenant)
+    if mode in ("hybrid", "lexical"):
+        sparse = collection.lexical.encode_query(query)
     t2 = time.perf_counter()
+    index = collection.index
+    details: dict[str, object] = {}
+    scores: list[float]
+    if mode == "dense":
+        assert qvec is not None
+        points = guard.keep(index.search_dense(qvec, n, where), tenant, "search")
+        scores = [float(p.score or 0.0) for p in points]
+    elif mode == "lexical":
+        details["lexical_vectors"] = list(sparse)
+        points = _lexical(index, sparse, n, where, params, details)
+        points = guard.keep(points, tenant, "search")
+        scores = [0.0] * len(points)
+    elif not sparse:  # no BM25 tokens (all stopwords): hybrid is the dense list
+        assert qvec is not None
+        details["lexical_vectors"] = []
+        points = guard.keep(index.search_dense(qvec, n, where), tenant, "search")
+        scores = [float(p.score or 0.0) for p in points]
+    else:
+        assert qvec is not None
+        fused, cosines = _hybrid(index, qvec, sparse, n, where, params, details)
+        points = guard.keep(fused, tenant, "search")
+        scores = [cosines.get(p.id, 0.0) for p in points]
+        details["lexical_only_hits"] = sum(1 for p in points if p.id not in cosines)
+    t3 = time.perf_counter()
     hits = [
-        Evidence.from_payload(p.payload, p.score or 0.0, rank=i + 1) for i, p in enumerate(points)
+        Evidence.from_payload(p.payload, score, rank=i + 1)
+        for i, (p, score) in enumerate(zip(points, scores, strict=True))
     ]
     return SearchResult(
         query=query,
-        mode="dense",
+        mode=mode,
         collection=collection.name,
         tenant=tenant,
         top_k_requested=top_k,
-        top_k=applied,
-        clamped=clamped,
+        top_k=n,
+        clamped=clamped if limit is None else False,
         hits=hits,
-        timings_ms={"embed": round((t1 - t0) * 1000, 3), "engine": round((t2 - t1) * 1000, 3)},
+        details=details,
+        timings_ms={
+            "embed": round((t1 - t0) * 1000, 3),
+            "lexical_encode": round((t2 - t1) * 1000, 3),
+            "engine": round((t3 - t2) * 1000, 3),
+            "total": round((time.perf_counter() - t0) * 1000, 3),
+        },
     )
+
+
+def _lexical(
+    index: VectorIndex,
+    sparse: dict[str, SparseVec],
+    n: int,
+    where: Where,
+    params: FusionParams,
+    details: dict[str, object],
+) -> list[StoredPoint]:
+    """BM25 top-n; exact and accent-folded BM25 (when both exist) fused inside the engine."""
+    if not sparse:  # every query token was a stopword (or the query was empty)
+        return []
+    if len(sparse) == 1:
+        name, vec = next(iter(sparse.items()))
+        return index.search_sparse(name, vec, n, where)
+    pool = params.pool(n)
+    details.update({"pool": pool, "rrf_k": params.rrf_k, "fused": list(sparse)})
+    return index.search_fused(None, sparse, pool, n, where, params.rrf_k)
+
+
+def _hybrid(
+    index: VectorIndex,
+    qvec: npt.NDArray[np.float32],
+    sparse: dict[str, SparseVec],
+    n: int,
+    where: Where,
+    params: FusionParams,
+    details: dict[str, object],
+) -> tuple[list[StoredPoint], dict[str, float]]:
+    """The fused top-n, and the cosine of every dense candidate (by point id).
+
+    The fusion runs inside the engine (one query: a dense and a BM25 prefetch
+    of ``pool`` each, reciprocal rank fusion, cut to ``n``). A second, cheap
+    query (ids and scores only, same vector, filter and pool) lists the dense
+    candidates with their cosine similarity: a fused hit outside it is a
+    lexical-only hit and scores 0.0.
+    """
+    pool = params.pool(n)
+    weights = params.weights(sparse_names=tuple(sparse))
+    details.update(
+        {"pool": pool, "rrf_k": params.rrf_k, "weights": weights, "fused": ["dense", *sparse]}
+    )
+    fused = index.search_fused(qvec, sparse, pool, n, where, params.rrf_k, weights=weights)
+    dense = index.search_dense(qvec, pool, where, with_payload=False)
+    return fused, {p.id: float(p.score or 0.0) for p in dense}
+
+
+__all__ = ["MODES", "FusionParams", "Mode", "clamp_top_k", "keep_tenant", "search"]

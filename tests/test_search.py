@@ -1,0 +1,296 @@
+"""Search: modes, clamp, filters, hybrid fusion, scores as cosines, RRF k, BM25 languages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sectio import Sectio, Settings
+from sectio.embed.fake import FakeEmbedder
+from sectio.errors import ConfigError, UnknownFilter
+from sectio.retrieve.search import MODES, FusionParams, clamp_top_k
+from sectio.retrieve.search import search as run_search
+from sectio.retrieve.search_filters import FILTER_KEYS, build_where, parse_filter_args
+from tests.conftest import chunk, write_jsonl
+
+MODES_ALL = list(MODES)
+
+
+def _cos(a: str, b: str) -> float:
+    e = FakeEmbedder()
+    return float(np.dot(e.embed_query(a), e.embed_documents([b])[0]))
+
+
+@pytest.fixture
+def filtered(tmp_path: Path, sectio: Sectio) -> Sectio:
+    """Chunks that differ in every filterable field; every text mentions 'ibuprofen'."""
+    rows = [
+        chunk(
+            "d1",
+            "dosage",
+            0,
+            "ibuprofen dose for adults",
+            tags=["adult", "oral"],
+            metadata={"domain": "pharma", "subdomain": "nsaid"},
+            path="docs/guide/dose.md",
+        ),
+        chunk(
+            "d1",
+            "dosage",
+            1,
+            "ibuprofen table of doses",
+            chunk_kind="block",
+            tags=["table"],
+            metadata={"domain": "pharma", "subdomain": "nsaid"},
+            path="docs/guide/dose.md",
+        ),
+        chunk(
+            "d2",
+            "warnings",
+            0,
+            "ibuprofen and stomach bleeding",
+            tags=["oral"],
+            metadata={"domain": "pharma", "subdomain": "safety"},
+            path="docs/safety/gi.md",
+        ),
+        chunk(
+            "d3",
+            "overview",
+            0,
+            "ibuprofen history and chemistry",
+            tags=["history"],
+            metadata={"domain": "chemistry", "subdomain": "history"},
+            path="notes/history.md",
+        ),
+    ]
+    sectio.ingest(write_jsonl(tmp_path / "f.jsonl", rows), collection="f")
+    return sectio
+
+
+# --- top_k clamp ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("requested", "applied", "clamped"),
+    [(0, 1, True), (-3, 1, True), (1, 1, False), (50, 50, False), (51, 50, True), (500, 50, True)],
+)
+def test_clamp_top_k(requested: int, applied: int, clamped: bool) -> None:
+    assert clamp_top_k(requested) == (applied, clamped)
+
+
+@pytest.mark.parametrize("mode", MODES_ALL)
+def test_search_reports_requested_and_applied_top_k(filtered: Sectio, mode: str) -> None:
+    result = filtered.search("ibuprofen", collection="f", top_k=500, mode=mode, tenant="default")
+    assert (result.top_k_requested, result.top_k, result.clamped) == (500, 50, True)
+    assert len(result.hits) == 4
+    result = filtered.search("ibuprofen", collection="f", top_k=0, mode=mode, tenant="default")
+    assert (result.top_k_requested, result.top_k, result.clamped) == (0, 1, True)
+    assert len(result.hits) == 1
+    result = filtered.search("ibuprofen", collection="f", top_k=3, mode=mode, tenant="default")
+    assert (result.top_k, result.clamped) == (3, False)
+    assert [h.rank for h in result.hits] == [1, 2, 3]
+
+
+def test_internal_limit_goes_past_the_clamp(tmp_path: Path, sectio: Sectio) -> None:
+    rows = [chunk(f"d{i}", "body", 0, f"common words number {i}") for i in range(70)]
+    sectio.ingest(write_jsonl(tmp_path / "many.jsonl", rows), collection="many")
+    coll = sectio.collection("many")
+    for mode in MODES_ALL:
+        result = run_search(
+            coll, sectio.embedder, "common words", tenant="default", mode=mode, limit=60
+        )
+        assert len(result.hits) == 60 and not result.clamped
+    # the public facade keeps the clamp
+    assert (
+        len(sectio.search("common words", collection="many", top_k=60, tenant="default").hits) == 50
+    )
+
+
+def test_unknown_mode_is_a_config_error(filtered: Sectio) -> None:
+    with pytest.raises(ConfigError, match="unknown search mode"):
+        filtered.search("x", collection="f", mode="semantic", tenant="default")
+
+
+# --- filters ------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", ["tenant", "doc", "metadata.other", "text"])
+def test_unknown_filter_key_is_refused(filtered: Sectio, key: str) -> None:
+    with pytest.raises(UnknownFilter, match=f"unknown filter key '{key}'"):
+        filtered.search("ibuprofen", collection="f", filters={key: "x"}, tenant="default")
+
+
+def test_filter_values_must_be_usable() -> None:
+    with pytest.raises(UnknownFilter, match="non-empty"):
+        build_where({"doc_id": ""})
+    with pytest.raises(UnknownFilter, match="non-empty"):
+        build_where({"tags": []})
+    with pytest.raises(UnknownFilter, match="one prefix"):
+        build_where({"path": ["a/", "b/"]})
+    with pytest.raises(UnknownFilter, match="not key=value"):
+        parse_filter_args(["doc_id"])
+    assert parse_filter_args(["tags=a", "tags=b", "doc_id=x=y"]) == {
+        "tags": ["a", "b"],
+        "doc_id": ["x=y"],
+    }
+
+
+FILTER_CASES: list[tuple[dict[str, Any], set[str]]] = [
+    ({"doc_id": "d1"}, {"d1#dosage#0", "d1#dosage#1"}),
+    ({"doc_id": ["d2", "d3"]}, {"d2#warnings#0", "d3#overview#0"}),
+    ({"section_key": "warnings"}, {"d2#warnings#0"}),
+    ({"chunk_kind": "block"}, {"d1#dosage#1"}),
+    ({"chunk_kind": "prose"}, {"d1#dosage#0", "d2#warnings#0", "d3#overview#0"}),
+    ({"tags": "oral"}, {"d1#dosage#0", "d2#warnings#0"}),
+    ({"tags": ["table", "history"]}, {"d1#dosage#1", "d3#overview#0"}),
+    ({"metadata.domain": "chemistry"}, {"d3#overview#0"}),
+    ({"metadata.subdomain": "nsaid"}, {"d1#dosage#0", "d1#dosage#1"}),
+    ({"path": "docs/"}, {"d1#dosage#0", "d1#dosage#1", "d2#warnings#0"}),
+    ({"path": "docs/safety"}, {"d2#warnings#0"}),
+    ({"doc_id": "d1", "chunk_kind": "prose"}, {"d1#dosage#0"}),
+]
+
+
+def test_every_filter_key_is_covered() -> None:
+    covered = {k for case, _ in FILTER_CASES for k in case}
+    assert covered == set(FILTER_KEYS)
+
+
+@pytest.mark.parametrize("mode", MODES_ALL)
+@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
+def test_each_filter_key(
+    filtered: Sectio, mode: str, filters: dict[str, Any], expected: set[str]
+) -> None:
+    result = filtered.search(
+        "ibuprofen", collection="f", top_k=10, mode=mode, filters=filters, tenant="default"
+    )
+    assert {h.chunk_id for h in result.hits} == expected
+
+
+# --- hybrid fusion and scores ---------------------------------------------------------------
+@pytest.fixture
+def fusion_sectio(tmp_path: Path) -> Iterator[Sectio]:
+    """Small pools and k=1 so the fused list mixes both candidate lists."""
+    s = Sectio(
+        Settings(
+            home=tmp_path / "fh", embedder="fake", rrf_k=1, hybrid_pool_min=3, hybrid_pool_factor=1
+        )
+    )
+    # Dense (bag of words, stopwords count) favours the stopword-heavy chunks;
+    # BM25 (English stopwords dropped) sees only "zebra".
+    rows = [chunk(f"s{i}", "body", 0, "the of and " * (i + 1) + f"filler{i}") for i in range(5)]
+    rows.append(chunk("zebra", "body", 0, "zebra stripes grassland savanna herd migration"))
+    rows.append(chunk("zebra2", "body", 0, "a zebra and the plains of africa and more words"))
+    s.ingest(write_jsonl(tmp_path / "z.jsonl", rows), collection="z")
+    yield s
+    s.close()
+
+
+QUERY = "the of and zebra"
+
+
+def test_hybrid_fuses_dense_and_lexical(fusion_sectio: Sectio) -> None:
+    dense = fusion_sectio.search(QUERY, collection="z", top_k=3, mode="dense", tenant="default")
+    lexical = fusion_sectio.search(QUERY, collection="z", top_k=3, mode="lexical", tenant="default")
+    hybrid = fusion_sectio.search(QUERY, collection="z", top_k=3, mode="hybrid", tenant="default")
+    dense_ids = {h.chunk_id for h in dense.hits}
+    lexical_ids = {h.chunk_id for h in lexical.hits}
+    assert lexical_ids - dense_ids  # BM25 found what dense (pool = 3) did not
+    hybrid_ids = {h.chunk_id for h in hybrid.hits}
+    assert hybrid_ids & dense_ids and hybrid_ids & (lexical_ids - dense_ids)
+    # a lexical-only hit is present and scores 0.0; the dense candidates score their cosine
+    lexical_only = [h for h in hybrid.hits if h.chunk_id not in dense_ids]
+    assert lexical_only and all(h.score == 0.0 for h in lexical_only)
+    assert {h.doc_id for h in lexical_only} <= {"zebra", "zebra2"}
+    assert hybrid.details["lexical_only_hits"] == len(lexical_only)
+    for hit in hybrid.hits:
+        if hit.chunk_id in dense_ids:
+            assert hit.score == pytest.approx(_cos(QUERY, hit.text), abs=1e-5)
+            assert hit.score > 0
+    assert hybrid.details["pool"] == 3
+    assert hybrid.details["fused"] == ["dense", "bm25"]
+
+
+def test_rrf_k_and_pool_are_reported(tmp_path: Path, small_corpus: Path) -> None:
+    with Sectio(
+        Settings(
+            home=tmp_path / "k", embedder="fake", rrf_k=7, hybrid_pool_min=20, hybrid_pool_factor=4
+        )
+    ) as s:
+        s.ingest(small_corpus)
+        result = s.search("aspirin fever", top_k=10, tenant="default")
+        assert result.mode == "hybrid"
+        assert result.details["rrf_k"] == 7
+        assert result.details["pool"] == 40
+        assert result.details["weights"] == [1.0, 1.0]
+        assert s.search("aspirin", top_k=2, tenant="default").details["pool"] == 20
+
+
+def test_pool_is_a_function_of_top_k() -> None:
+    params = FusionParams(pool_factor=5, pool_min=50, pool_max=300)
+    assert [params.pool(k) for k in (1, 10, 20, 100)] == [50, 50, 100, 300]
+    assert params.pool(400) == 400  # never fewer candidates than hits
+
+
+def test_dense_scores_are_cosines(filtered: Sectio) -> None:
+    result = filtered.search("ibuprofen dose", collection="f", mode="dense", tenant="default")
+    assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
+    for hit in result.hits:
+        assert hit.score == pytest.approx(_cos("ibuprofen dose", hit.text), abs=1e-5)
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_hybrid_scores_are_cosines_not_fusion_values(filtered: Sectio) -> None:
+    result = filtered.search("ibuprofen dose", collection="f", mode="hybrid", tenant="default")
+    for hit in result.hits:
+        assert hit.score == pytest.approx(_cos("ibuprofen dose", hit.text), abs=1e-5)
+
+
+def test_lexical_hits_score_zero_and_rank_by_bm25(tmp_path: Path, sectio: Sectio) -> None:
+    rows = [
+        chunk("common", "body", 0, "pain pain relief tablets"),
+        chunk("rare", "body", 0, "naproxen relief"),
+        chunk("none", "body", 0, "unrelated text entirely"),
+    ]
+    sectio.ingest(write_jsonl(tmp_path / "l.jsonl", rows), collection="l")
+    result = sectio.search("naproxen relief", collection="l", mode="lexical", tenant="default")
+    assert [h.doc_id for h in result.hits] == ["rare", "common"]  # IDF: naproxen is rarer
+    assert all(h.score == 0.0 for h in result.hits)
+    # stemming (English): "tablet" matches "tablets"
+    stem = sectio.search("tablet", collection="l", mode="lexical", tenant="default")
+    assert [h.doc_id for h in stem.hits] == ["common"]
+    # a query of stopwords has no BM25 terms: lexical finds nothing, hybrid falls back to dense
+    assert sectio.search("the and of", collection="l", mode="lexical", tenant="default").hits == []
+    hybrid = sectio.search("the and of", collection="l", mode="hybrid", tenant="default")
+    assert hybrid.details["lexical_vectors"] == []
+
+
+def test_vietnamese_folded_and_exact_are_fused(tmp_path: Path, sectio: Sectio) -> None:
+    rows = [
+        chunk("exact", "body", 0, "Chống chỉ định với người mẫn cảm"),
+        chunk("variant", "body", 0, "Chồng chị đính hôn với người khác"),
+        chunk("other", "body", 0, "Liều dùng cho trẻ em"),
+    ]
+    sectio.ingest(write_jsonl(tmp_path / "vi.jsonl", rows), profile="generic_vi", collection="vi")
+    info = sectio.collection("vi").manifest.bm25
+    assert info["vectors"] == ["bm25", "bm25_folded"]
+    exact = sectio.search("chống chỉ định", collection="vi", mode="lexical", tenant="default")
+    assert exact.details["fused"] == ["bm25", "bm25_folded"]
+    assert [h.doc_id for h in exact.hits][:2] == ["exact", "variant"]  # exact forms win
+    folded = sectio.search("chong chi dinh", collection="vi", mode="lexical", tenant="default")
+    assert {h.doc_id for h in folded.hits} == {"exact", "variant"}  # diacritic-insensitive
+    hybrid = sectio.search("chống chỉ định", collection="vi", mode="hybrid", tenant="default")
+    assert hybrid.details["fused"] == ["dense", "bm25", "bm25_folded"]
+    assert hybrid.details["weights"] == [1.0, 0.5, 0.5]
+    assert hybrid.hits[0].doc_id == "exact"
+
+
+def test_russian_profile_stems(tmp_path: Path, sectio: Sectio) -> None:
+    rows = [
+        chunk("a", "body", 0, "Способность сенсорной системы к адаптации"),
+        chunk("b", "body", 0, "Лечение гипертонии у пожилых пациентов"),
+    ]
+    sectio.ingest(write_jsonl(tmp_path / "ru.jsonl", rows), profile="generic_ru", collection="ru")
+    assert sectio.collection("ru").manifest.bm25["language"] == "russian"
+    result = sectio.search("адаптация системы", collection="ru", mode="lexical", tenant="default")
+    assert [h.doc_id for h in result.hits] == ["a"]
