@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sectio.contract.profile import CorpusProfile, load_profile
-from sectio.contract.result import Evidence, SearchResult
+from sectio.contract.result import Evidence, RetrievalResult, SearchResult
 from sectio.embed.cache import CachedEmbedder
 from sectio.embed.factory import build_cached_embedder
 from sectio.embed.port import Embedder
@@ -27,7 +27,11 @@ from sectio.index.port import IndexBackend
 from sectio.ingest.loader import IngestReport, load_records
 from sectio.ingest.readers import read_source
 from sectio.retrieve import reads
+from sectio.retrieve.ask import Router, docs_planner
+from sectio.retrieve.facets import Assessment, FacetContext
+from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.rerank import Reranker, build_reranker
 from sectio.retrieve.search import FusionParams
 from sectio.retrieve.search import search as run_search
 from sectio.retrieve.search_filters import Filters
@@ -54,6 +58,7 @@ class Sectio:
         embedder: Embedder | None = None,
         backend: IndexBackend | None = None,
         ops: OpsStore | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self._inner_embedder = embedder
@@ -63,6 +68,11 @@ class Sectio:
         #: The second tenant check of every read; ``tenant_guard.dropped`` feeds /metrics.
         self.tenant_guard = TenantGuard()
         self._ops = ops
+        #: Routed retrieval state per open collection (name catalogs, compiled phrases).
+        self._routers: dict[str, Router] = {}
+        self._reranker: tuple[Reranker | None, str | None] | None = (
+            (reranker, None) if reranker is not None else None
+        )
 
     # --- components -----------------------------------------------------------------
     @property
@@ -80,6 +90,7 @@ class Sectio:
 
     def release(self, name: str) -> None:
         """Close ``name`` if it is open (before writing to it)."""
+        self._routers.pop(name, None)
         coll = self._open.pop(name, None)
         if coll is not None:
             coll.close()
@@ -253,6 +264,106 @@ class Sectio:
             self.collection(collection).index, chunk_ids, tenant, guard=self.tenant_guard
         )
         return [Evidence.from_payload(p.payload, 0.0, rank=None) for p in points]
+
+    # --- routed retrieval: ask, lookup, assess --------------------------------------
+    def router(self, collection: str = DEFAULT_COLLECTION) -> Router:
+        """The routed-retrieval state of ``collection`` (kept while it stays open)."""
+        coll = self.collection(collection)
+        router = self._routers.get(collection)
+        if router is None or router.collection is not coll:
+            policy = EvidencePolicy.from_profile(coll.profile)
+            if "rerank_timeout_s" not in coll.profile.policy:
+                policy = policy.with_overrides(rerank_timeout_s=self.settings.rerank_timeout_s)
+            router = Router(coll, self.embedder, reranker=self._get_reranker, policy=policy)
+            self._routers[collection] = router
+        return router
+
+    def _get_reranker(self) -> tuple[Reranker | None, str | None]:
+        """The configured reranker (built once), or the error that kept it from loading."""
+        if self._reranker is None:
+            try:
+                self._reranker = (build_reranker(self.settings), None)
+            except Exception as exc:  # fail-open: a broken reranker never breaks ask
+                logging.getLogger("sectio.retrieve").warning("reranker unavailable: %s", exc)
+                self._reranker = (None, f"{type(exc).__name__}: {exc}")
+        return self._reranker
+
+    def ask(
+        self,
+        question: str,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        tenant: str,
+        doc_id: str | None = None,
+        section_key: str | None = None,
+        turn_type: str | None = None,
+        top_k: int | None = None,
+        conversation_id: str | None = None,
+    ) -> RetrievalResult:
+        """Answer ``question`` with evidence and a decision (routes: :mod:`sectio.retrieve.ask`).
+
+        ``doc_id`` / ``section_key`` override what the question names. A ``docs``
+        profile collection is answered by the docs planner (``sectio.plan``) when
+        it is installed. The trace is written fail-open (``trace_id``), and with
+        ``conversation_id`` the turn is appended to that conversation.
+
+        Raises:
+            CollectionNotFound: no such collection.
+            ConfigError: an empty question or an unknown ``turn_type``.
+        """
+        coll = self.collection(collection)
+        planner = docs_planner() if coll.profile.name == "docs" else None
+        if planner is not None:
+            result = planner(
+                self,
+                question,
+                collection=collection,
+                tenant=tenant,
+                doc_id=doc_id,
+                section_key=section_key,
+                top_k=top_k,
+            )
+        else:
+            result = self.router(collection).ask(
+                question,
+                tenant=tenant,
+                doc_id=doc_id,
+                section_key=section_key,
+                turn_type=turn_type,
+                top_k=top_k,
+            )
+        self.record("ask", result, conversation_id=conversation_id)
+        return result
+
+    def lookup(
+        self, phrase: str, *, collection: str = DEFAULT_COLLECTION, tenant: str
+    ) -> RetrievalResult:
+        """Reverse lookup: the documents whose lookup section mentions ``phrase``.
+
+        Raises:
+            CollectionNotFound: no such collection.
+            ConfigError: an empty phrase.
+        """
+        result = self.router(collection).lookup(phrase, tenant=tenant)
+        self.record("lookup", result)
+        return result
+
+    def assess(
+        self,
+        candidates: list[str],
+        context: dict[str, str | list[str] | bool] | FacetContext,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        tenant: str,
+    ) -> Assessment:
+        """Facet evidence (interaction, warnings, ...) for documents already chosen.
+
+        Absence of a hit is ``INSUFFICIENT_EVIDENCE``, never "safe".
+
+        Raises:
+            ConfigError: a facet the collection's profile does not define.
+        """
+        return self.router(collection).assess(candidates, context, tenant=tenant)
 
     # --- operational store ----------------------------------------------------------
     @property

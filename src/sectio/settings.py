@@ -48,6 +48,19 @@ class Settings(BaseSettings):
     hybrid_dense_weight: float = Field(default=1.0, ge=0.0)
     hybrid_lexical_weight: float = Field(default=1.0, ge=0.0)
 
+    # --- rerank (ask's free-form and fallback routes; always fail-open) --------
+    #: none (default) | cross_encoder (local folder) | http (Cohere-compatible API) | fake (tests)
+    rerank: Literal["none", "cross_encoder", "http", "fake"] = "none"
+    #: A local cross-encoder folder (ONNX + tokenizer) for fastembed's TextCrossEncoder.
+    rerank_model_path: Path | None = None
+    #: The fastembed model description the folder follows.
+    rerank_model_name: str = "Xenova/ms-marco-MiniLM-L-6-v2"
+    #: A Cohere-compatible rerank endpoint, e.g. https://api.cohere.com/v2/rerank
+    rerank_url: str | None = None
+    rerank_api_key: SecretStr | None = None
+    rerank_model: str | None = None
+    rerank_timeout_s: float = Field(default=10.0, gt=0, le=300)
+
     # --- index ---------------------------------------------------------------
     qdrant_url: str | None = None
     qdrant_api_key: SecretStr | None = None

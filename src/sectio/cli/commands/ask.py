@@ -1,0 +1,99 @@
+"""``sectio ask QUESTION`` and ``sectio lookup PHRASE``: routed retrieval with a decision."""
+
+from __future__ import annotations
+
+import click
+
+from sectio.cli.base import (
+    Context,
+    cli,
+    collection_option,
+    emit_json,
+    json_option,
+    pass_state,
+    tenant_option,
+)
+from sectio.contract.result import RetrievalResult
+
+
+def print_result(result: RetrievalResult) -> None:
+    """Human-readable decision, route and evidence."""
+    where = " / ".join(x for x in (result.resolved_doc_id, result.resolved_section_key) if x)
+    click.echo(
+        f"{result.decision} ({result.reason}) via {result.route}" + (f": {where}" if where else "")
+    )
+    if result.route == "lookup":
+        for doc in result.details.get("documents", []):
+            click.echo(f"  {doc['doc_id']} [{doc['score']:.3f}] {doc.get('doc_title') or ''}")
+    for item in result.evidence:
+        text = " ".join(item.text.split())
+        flags = " pooled" if item.pooled else ""
+        click.echo(
+            f"{item.rank or 0:>2}. [{item.score:.3f}] {item.doc_id} / {item.section_key} "
+            f"#{item.part_index}{flags}"
+        )
+        click.echo(f"    {text[:200]}{'…' if len(text) > 200 else ''}")
+    if result.omitted_evidence_ids:
+        click.echo(f"omitted (token budget): {', '.join(result.omitted_evidence_ids)}")
+    if result.trace_id:
+        click.echo(f"trace {result.trace_id}")
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--doc", "doc_id", default=None, help="Document id (overrides the resolver).")
+@click.option("--section", "section_key", default=None, help="Section key (overrides phrases).")
+@click.option(
+    "--turn-type",
+    type=click.Choice(["overview", "section", "free_form", "lookup"]),
+    default=None,
+    help="Force a kind of turn (e.g. overview).",
+)
+@click.option("--top-k", "-k", type=int, default=None, help="Free-form evidence kept (1-50).")
+@click.option("--conversation", "conversation_id", default=None, help="Append to a conversation.")
+@collection_option
+@tenant_option
+@json_option
+@pass_state
+def ask(
+    state: Context,
+    question: str,
+    doc_id: str | None,
+    section_key: str | None,
+    turn_type: str | None,
+    top_k: int | None,
+    conversation_id: str | None,
+    collection: str,
+    tenant: str,
+    as_json: bool,
+) -> None:
+    """Answer a question with evidence and a decision (section, overview, free-form, fallback)."""
+    result = state.sectio.ask(
+        question,
+        collection=collection,
+        tenant=tenant,
+        doc_id=doc_id,
+        section_key=section_key,
+        turn_type=turn_type,
+        top_k=top_k,
+        conversation_id=conversation_id,
+    )
+    if as_json:
+        emit_json(result)
+    else:
+        print_result(result)
+
+
+@cli.command()
+@click.argument("phrase")
+@collection_option
+@tenant_option
+@json_option
+@pass_state
+def lookup(state: Context, phrase: str, collection: str, tenant: str, as_json: bool) -> None:
+    """Reverse lookup: which documents mention PHRASE in their lookup section (e.g. indications)."""
+    result = state.sectio.lookup(phrase, collection=collection, tenant=tenant)
+    if as_json:
+        emit_json(result)
+    else:
+        print_result(result)

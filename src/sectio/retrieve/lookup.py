@@ -1,0 +1,153 @@
+"""Reverse lookup: a phrase (a condition, an indication) -> the documents that mention it.
+
+Two stages, keyword first:
+
+1. **Keyword.** Every prose chunk of the profile's ``reverse_lookup_section``
+   is read (a complete scroll, tenant-scoped) and the normalized phrase must
+   occur in it as a contiguous, word-boundary run of tokens: not a substring
+   (false positives after diacritic stripping), not a token-subset (a nonsense
+   phrase of filler words once matched real text that way). A phrase made only
+   of filler words (stopwords of the collection's BM25 analyser, or words found
+   in the lookup section of nearly every document, which cannot tell documents
+   apart) finds nothing at all. The score rewards an
+   early, concise mention: ``1 + 1/(1 + position) + 1/(1 + words/40)``.
+2. **Dense fallback**, only when the keyword stage matched nothing: a dense
+   search filtered to that section (prose only), whose hits below
+   ``lookup_dense_minimum_score`` are discarded (dense search always returns
+   neighbours; a made-up phrase would get "matches").
+
+Chunks are grouped by document with the **maximum** score (never a sum or a
+count: a document with more chunks does not win by volume), the documents
+capped at ``indication_candidate_limit`` and each at
+``indication_evidence_per_drug`` chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sectio.contract.result import Evidence
+from sectio.embed.port import Embedder
+from sectio.index.collection import Collection
+from sectio.index.filters import Eq
+from sectio.index.port import StoredPoint
+from sectio.retrieve.policy import EvidencePolicy
+from sectio.retrieve.scan import only_tenant, prose_where, scroll_all
+from sectio.retrieve.text import Tokens, find_phrase, tokens
+
+#: A word in the lookup section of at least this share of documents is a filler word here.
+COMMON_WORD_SHARE = 0.8
+#: ... provided there are at least this many documents to judge by.
+COMMON_WORD_MIN_DOCS = 5
+
+
+@dataclass
+class LookupOutcome:
+    """Evidence grouped by document (best document first) and what happened."""
+
+    evidence: list[Evidence]
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def keyword_score(position: int, words: int) -> float:
+    """``1 + 1/(1 + position) + 1/(1 + words/40)``: early and concise mentions rank first."""
+    return 1.0 + 1.0 / (1.0 + position) + 1.0 / (1.0 + words / 40.0)
+
+
+def content_terms(
+    collection: Collection, phrase: Tokens, words_by_doc: dict[str, set[str]]
+) -> list[str]:
+    """Words of ``phrase`` that carry meaning: not BM25 stopwords, not in nearly every document."""
+    terms = [w for w in phrase if collection.lexical.encode_query(w)]
+    if len(words_by_doc) >= COMMON_WORD_MIN_DOCS:
+        docs = list(words_by_doc.values())
+        terms = [w for w in terms if sum(w in d for d in docs) / len(docs) < COMMON_WORD_SHARE]
+    return terms
+
+
+def group_by_document(
+    scored: list[tuple[float, StoredPoint]], max_docs: int, per_doc: int
+) -> tuple[list[Evidence], list[dict[str, Any]]]:
+    """Group chunk hits by document: max score per document, capped docs x chunks."""
+    groups: dict[str, list[tuple[float, StoredPoint]]] = {}
+    for score, point in scored:
+        groups.setdefault(str(point.payload.get("doc_id")), []).append((score, point))
+    ranked = sorted(groups.items(), key=lambda kv: (-max(s for s, _ in kv[1]), kv[0]))[:max_docs]
+    evidence: list[Evidence] = []
+    documents: list[dict[str, Any]] = []
+    for doc_id, hits in ranked:
+        hits.sort(key=lambda sp: (-sp[0], int(sp[1].payload.get("part_index") or 0)))
+        documents.append(
+            {
+                "doc_id": doc_id,
+                "doc_title": hits[0][1].payload.get("doc_title"),
+                "score": round(hits[0][0], 6),
+                "matched_chunks": len(hits),
+            }
+        )
+        for score, point in hits[:per_doc]:
+            evidence.append(Evidence.from_payload(point.payload, score, rank=len(evidence) + 1))
+    return evidence, documents
+
+
+def reverse_lookup(
+    collection: Collection,
+    embedder: Embedder,
+    tenant: str,
+    phrase: str,
+    policy: EvidencePolicy,
+    *,
+    section_key: str | None = None,
+) -> LookupOutcome:
+    """Documents whose reverse-lookup section mentions ``phrase`` (see the module doc)."""
+    section = section_key or collection.profile.reverse_lookup_section
+    wanted = tokens(phrase)
+    details: dict[str, Any] = {"section_key": section, "phrase_tokens": list(wanted)}
+    if not section:
+        return LookupOutcome([], details={**details, "why": "profile_has_no_lookup_section"})
+    if not wanted:
+        return LookupOutcome([], details={**details, "why": "empty_phrase"})
+    where = prose_where(tenant, Eq("section_key", section))
+    points = [
+        p
+        for p in scroll_all(collection.index, where, tenant, policy.section_page_size)
+        if p.payload.get("section_key") == section
+    ]
+    chunk_tokens = [tokens(str(p.payload.get("text") or "")) for p in points]
+    words_by_doc: dict[str, set[str]] = {}
+    for point, words in zip(points, chunk_tokens, strict=True):
+        words_by_doc.setdefault(str(point.payload.get("doc_id")), set()).update(words)
+    terms = content_terms(collection, wanted, words_by_doc)
+    details["content_terms"] = terms
+    if not terms:
+        return LookupOutcome([], details={**details, "stage": "none", "why": "no_content_terms"})
+
+    scored: list[tuple[float, StoredPoint]] = []
+    for point, words in zip(points, chunk_tokens, strict=True):
+        found = find_phrase(words, wanted)
+        if found:
+            scored.append((keyword_score(found[0], len(words)), point))
+    stage = "keyword"
+    if not scored:
+        stage = "dense"
+        query = embedder.embed_query(phrase)
+        hits = only_tenant(
+            collection.index.search_dense(query, policy.indication_retrieval_limit, where), tenant
+        )
+        kept = [h for h in hits if h.payload.get("section_key") == section]
+        scored = [
+            (float(h.score or 0.0), h)
+            for h in kept
+            if (h.score or 0.0) >= policy.lookup_dense_minimum_score
+        ]
+        details["dense_hits"] = len(kept)
+        details["dense_discarded"] = len(kept) - len(scored)
+        details["dense_minimum_score"] = policy.lookup_dense_minimum_score
+    evidence, documents = group_by_document(
+        scored, policy.indication_candidate_limit, policy.indication_evidence_per_drug
+    )
+    details["stage"] = stage
+    details["matched_chunks"] = len(scored)
+    return LookupOutcome(evidence, documents, details)

@@ -1,0 +1,78 @@
+"""Overview route: a bare document name gets the profile's intro sections, in book order.
+
+Only the intro sections (``intro = true`` in the profile; every section when a
+profile marks none) of the document's prose chunks, ordered by the profile's
+section order, then ``part_index``. The first chunk of each section opens with
+the document's display name in a marker (``【Metformin】 ...``) so a reader
+(or a generator) sees which document each part belongs to. Without the intro
+split a bare name sends the whole document as evidence: wrong retrieval, and
+long enough to break generation.
+
+"Bare" means nothing is left of the question once the document's name and a
+few filler words ("what is", "tell me about", "thuốc ... là gì") are removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sectio.contract.profile import CorpusProfile
+from sectio.contract.result import Evidence
+from sectio.index.port import VectorIndex
+from sectio.retrieve.scan import book_order, section_points
+from sectio.retrieve.text import tokens
+
+OVERVIEW_SCORE = 1.0
+
+#: Words that do not ask for anything in particular next to a document name.
+# fmt: off
+FILLER_WORDS = frozenset(
+    {
+        "a", "an", "the", "what", "whats", "is", "are", "was", "it", "its", "this", "that",
+        "about", "tell", "me", "us", "give", "show", "info", "information", "overview", "summary",
+        "summarize", "summarise", "explain", "describe", "details", "detail", "on", "of", "for",
+        "please", "drug", "drugs", "medicine", "medicines", "medication", "medications", "pill",
+        "pills", "tablet", "tablets", "called", "known", "as", "you", "know", "do", "thuốc", "là",
+        "gì", "về", "cho", "tôi", "biết", "thông", "tin", "tổng", "quan", "giới", "thiệu", "hãy",
+        "nói", "loại", "này",
+    }
+)
+# fmt: on
+
+
+def is_bare(question: str, name_spans: Iterable[tuple[int, int]]) -> bool:
+    """Whether ``question`` is only a document name plus filler words."""
+    words = tokens(question)
+    covered = {i for start, end in name_spans for i in range(start, end)}
+    if not covered:
+        return False
+    return all(i in covered or w in FILLER_WORDS for i, w in enumerate(words))
+
+
+def marker(display_name: str) -> str:
+    """The display-name marker that opens each section of an overview."""
+    return f"【{display_name}】"
+
+
+def overview_evidence(
+    index: VectorIndex,
+    profile: CorpusProfile,
+    tenant: str,
+    doc_id: str,
+    display_name: str,
+    *,
+    page_size: int = 256,
+) -> list[Evidence]:
+    """The intro sections of ``doc_id``, book order, each section's first chunk marked."""
+    intro = list(profile.intro_sections) or None
+    points = section_points(index, tenant, doc_id, intro, page_size)
+    evidence = book_order(
+        [Evidence.from_payload(p.payload, OVERVIEW_SCORE) for p in points], profile
+    )
+    seen: set[str] = set()
+    for i, item in enumerate(evidence):
+        item.rank = i + 1
+        if item.section_key not in seen:
+            seen.add(item.section_key)
+            item.text = f"{marker(display_name)} {item.text}"
+    return evidence

@@ -1,0 +1,101 @@
+"""Bounded cross-section pooling: another section of the same document that matches strongly.
+
+It exists for one measured case (seed): a caution question about a condition
+whose real answer was filed only under contraindications. It is deliberately
+narrow, and every bound comes from the profile's ``[pooling]``:
+
+* it runs only when the routed section is in ``enabled_sections``;
+* only the same document, only prose, never the routed section itself;
+* ``excluded_sections`` are excluded outright (the known attractor scored 6
+  matched terms against the true positive's 7: no threshold separates them);
+* a chunk must reach ``min_score`` in real BM25 (the collection's encoder and
+  sparse vectors, IDF over the tenant's chunks);
+* at most ``max_sections`` sections, the strongest first.
+
+Pooled evidence is the matching chunks of each pooled section, in part order,
+appended after the main section and marked ``pooled=True``; its score is the
+BM25 score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sectio.contract.profile import PoolingSettings
+from sectio.contract.result import Evidence
+from sectio.index.collection import Collection
+from sectio.index.filters import AnyOf, Eq, tenant_where
+from sectio.index.port import StoredPoint
+from sectio.retrieve.scan import only_tenant, prose_where
+
+
+@dataclass
+class Pooled:
+    """Pooled evidence and what the pooling step decided."""
+
+    evidence: list[Evidence] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def pool_sections(
+    collection: Collection,
+    tenant: str,
+    doc_id: str,
+    section_key: str,
+    question: str,
+    settings: PoolingSettings | None = None,
+    *,
+    limit: int = 50,
+) -> Pooled:
+    """Evidence from other sections of ``doc_id`` that match ``question`` above the floor."""
+    settings = settings or collection.profile.pooling
+    if section_key not in settings.enabled_sections or settings.max_sections <= 0:
+        return Pooled(details={"enabled": False})
+    vectors = collection.lexical.encode_query(question)
+    if not vectors:
+        return Pooled(details={"enabled": True, "sections": [], "why": "no_query_terms"})
+    where = prose_where(tenant, Eq("doc_id", doc_id)).and_not(
+        AnyOf("section_key", (section_key, *settings.excluded_sections))
+    )
+    best: dict[str, StoredPoint] = {}
+    for name, vec in vectors.items():
+        hits = collection.index.search_sparse(
+            name, vec, limit, where=where, idf_where=tenant_where(tenant)
+        )
+        for hit in only_tenant(hits, tenant):
+            payload = hit.payload
+            if (
+                payload.get("doc_id") != doc_id
+                or payload.get("section_key") == section_key
+                or payload.get("section_key") in settings.excluded_sections
+            ):
+                continue  # the engine filtered already; this is the Python re-check
+            key = str(payload.get("chunk_id"))
+            if key not in best or (hit.score or 0.0) > (best[key].score or 0.0):
+                best[key] = hit
+    strong = [p for p in best.values() if (p.score or 0.0) >= settings.min_score]
+    by_section: dict[str, list[StoredPoint]] = {}
+    for p in strong:
+        by_section.setdefault(str(p.payload.get("section_key")), []).append(p)
+    ranked = sorted(
+        by_section.items(), key=lambda kv: (-max(p.score or 0.0 for p in kv[1]), kv[0])
+    )[: settings.max_sections]
+    evidence: list[Evidence] = []
+    for _key, points in ranked:
+        points.sort(key=lambda p: (int(p.payload.get("part_index") or 0), p.id))
+        for p in points:
+            item = Evidence.from_payload(p.payload, p.score or 0.0)
+            item.pooled = True
+            evidence.append(item)
+    return Pooled(
+        evidence,
+        {
+            "enabled": True,
+            "min_score": settings.min_score,
+            "sections": [
+                {"section_key": k, "score": round(max(p.score or 0.0 for p in v), 4)}
+                for k, v in ranked
+            ],
+        },
+    )

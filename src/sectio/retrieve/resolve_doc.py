@@ -1,0 +1,267 @@
+"""Document resolver: which document is a question about? Names from the collection itself.
+
+The catalog holds every document's names (``doc_title``, ``aliases`` and a
+word-like ``doc_id``) and the sections it has, for one tenant, read once from
+the collection. Matching
+runs in three passes, each only when the previous one found nothing:
+
+1. exact: normalized tokens (NFC, casefold, punctuation), word boundaries;
+2. diacritic-insensitive: the same on folded tokens;
+3. typo-tolerant: one edit for names of :data:`FUZZY_ONE_MIN` characters or
+   more, two edits from :data:`FUZZY_TWO_MIN` ("metforman", "motoprolol"),
+   never for short names or short words, never for a word the section phrases
+   use, first letter kept.
+
+Overlapping matches: the longest wins ("Toprol-XL" over "Toprol"). Several
+documents named in separate places, or a name shared by two documents, is
+ambiguous: the resolution carries the candidates but no ``doc_id``, never a
+guess.
+
+Example:
+    >>> cat = DocCatalog.from_payloads([
+    ...     {"doc_id": "metformin", "doc_title": "Metformin", "aliases": ["Glucophage"]},
+    ...     {"doc_id": "metoprolol", "doc_title": "Metoprolol", "aliases": ["Toprol-XL"]},
+    ... ])
+    >>> cat.resolve("metforman side effects").doc_id
+    'metformin'
+    >>> cat.resolve("is toprol xl a beta blocker").doc_id
+    'metoprolol'
+    >>> cat.resolve("what is it for") is None
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sectio.index.filters import tenant_where
+from sectio.index.port import VectorIndex
+from sectio.retrieve.scan import scroll_all
+from sectio.retrieve.text import Tokens, edit_distance, folded_tokens, tokens
+
+#: Names at least this long (letters, spaces excluded) tolerate one edit.
+FUZZY_ONE_MIN = 6
+#: Names at least this long tolerate two edits.
+FUZZY_TWO_MIN = 9
+#: A question word shorter than this is never corrected.
+FUZZY_WORD_MIN = 5
+_WORDLIKE_ID = re.compile(r"^[^\W\d_][\w-]{3,}$", re.UNICODE)
+
+How = Literal["flag", "exact", "folded", "fuzzy"]
+
+
+@dataclass(frozen=True)
+class DocName:
+    """One name of one document."""
+
+    doc_id: str
+    name: str
+    exact: Tokens
+    folded: Tokens
+
+    @property
+    def compact(self) -> str:
+        return "".join(self.folded)
+
+
+@dataclass(frozen=True)
+class DocResolution:
+    """Outcome of resolving a question: a document, or the ambiguous candidates.
+
+    ``spans`` are the token spans (``[start, end)``) of every name matched in
+    the question, so other resolvers can skip them.
+    """
+
+    doc_id: str | None
+    name: str
+    how: How
+    spans: tuple[tuple[int, int], ...] = ()
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.doc_id is None and len(self.candidates) > 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id,
+            "name": self.name,
+            "how": self.how,
+            "spans": [list(span) for span in self.spans],
+            "candidates": list(self.candidates),
+        }
+
+
+@dataclass(frozen=True)
+class _Hit:
+    name: DocName
+    start: int
+    end: int
+    distance: int = 0
+
+
+class DocCatalog:
+    """The names of one tenant's documents in one collection."""
+
+    def __init__(
+        self,
+        names: Iterable[DocName],
+        titles: Mapping[str, str],
+        protected: Iterable[str] = (),
+        sections: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        self.names = tuple(names)
+        self.titles = dict(titles)
+        self.sections = {doc: frozenset(keys) for doc, keys in (sections or {}).items()}
+        self._protected = frozenset(protected)
+        self._by_first: dict[str, list[DocName]] = defaultdict(list)
+        self._by_first_folded: dict[str, list[DocName]] = defaultdict(list)
+        self._fuzzy_names: dict[str, list[DocName]] = defaultdict(list)
+        for n in self.names:
+            self._by_first[n.exact[0]].append(n)
+            self._by_first_folded[n.folded[0]].append(n)
+            if len(n.compact) >= FUZZY_ONE_MIN:
+                self._fuzzy_names[n.compact[0]].append(n)
+
+    # --- building ------------------------------------------------------------
+    @classmethod
+    def from_payloads(
+        cls, payloads: Iterable[Mapping[str, Any]], protected: Iterable[str] = ()
+    ) -> DocCatalog:
+        """A catalog from chunk payloads (any number per document).
+
+        Args:
+            payloads: stored records (``doc_id``, ``doc_title``, ``aliases``).
+            protected: words never typo-corrected into a name (the routing vocabulary).
+        """
+        titles: dict[str, str] = {}
+        raw: dict[tuple[str, str], str] = {}
+        sections: dict[str, set[str]] = defaultdict(set)
+        for p in payloads:
+            doc_id = str(p.get("doc_id") or "")
+            if not doc_id:
+                continue
+            if (p.get("chunk_kind") or "prose") == "prose" and p.get("section_key"):
+                sections[doc_id].add(str(p["section_key"]))
+            title = p.get("doc_title")
+            if title and doc_id not in titles:
+                titles[doc_id] = str(title)
+            candidates = [title, *(p.get("aliases") or [])]
+            if _WORDLIKE_ID.match(doc_id):
+                candidates.append(doc_id)
+            for cand in candidates:
+                if isinstance(cand, str) and cand.strip():
+                    raw.setdefault((doc_id, " ".join(tokens(cand))), cand)
+        names = []
+        for (doc_id, _norm), display in sorted(raw.items()):
+            exact = tokens(display)
+            if exact:
+                names.append(DocName(doc_id, display, exact, folded_tokens(display)))
+        for doc_id in [*sections, *(n.doc_id for n in names)]:
+            titles.setdefault(doc_id, doc_id)
+        return cls(names, titles, protected, sections)
+
+    @classmethod
+    def build(
+        cls, index: VectorIndex, tenant: str, protected: Iterable[str] = (), page_size: int = 512
+    ) -> DocCatalog:
+        """Read every payload of ``tenant`` once (tenant filter + Python re-check)."""
+        points = scroll_all(index, tenant_where(tenant), tenant, page_size)
+        return cls.from_payloads((p.payload for p in points), protected)
+
+    def display_name(self, doc_id: str) -> str:
+        """The document's title (its id when it has none)."""
+        return self.titles.get(doc_id, doc_id)
+
+    def sections_of(self, doc_id: str) -> frozenset[str]:
+        """Section keys holding prose chunks of ``doc_id`` (empty if unknown)."""
+        return self.sections.get(doc_id, frozenset())
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.titles
+
+    def __len__(self) -> int:
+        return len(self.titles)
+
+    # --- resolving -------------------------------------------------------------
+    def resolve(self, question: str) -> DocResolution | None:
+        """The document ``question`` names, an ambiguous resolution, or None."""
+        exact = tokens(question)
+        if not exact or not self.names:
+            return None
+        folded = folded_tokens(question)
+        hits = self._scan(exact, self._by_first, folded=False)
+        how: How = "exact"
+        if not hits:
+            hits, how = self._scan(folded, self._by_first_folded, True), "folded"
+        # Typos are looked for in the words no name covers, so a misspelt second
+        # document ("warafin with aspirin") makes the question ambiguous, not wrong.
+        covered = {i for h in hits for i in range(h.start, h.end)}
+        typos = self._fuzzy(folded, covered)
+        if typos and not hits:
+            how = "fuzzy"
+        hits += typos
+        if not hits:
+            return None
+        return _decide(hits, how)
+
+    def _scan(self, words: Tokens, index: Mapping[str, list[DocName]], folded: bool) -> list[_Hit]:
+        hits = []
+        for i, word in enumerate(words):
+            for name in index.get(word, ()):
+                needle = name.folded if folded else name.exact
+                if tuple(words[i : i + len(needle)]) == needle:
+                    hits.append(_Hit(name, i, i + len(needle)))
+        return hits
+
+    def _fuzzy(self, words: Tokens, covered: set[int]) -> list[_Hit]:
+        best: dict[tuple[int, int], list[_Hit]] = {}
+        for i in range(len(words)):
+            if i in covered or words[i] in self._protected:
+                continue
+            for name in self._fuzzy_names.get(words[i][0], ()):
+                n = len(name.folded)
+                window = words[i : i + n]
+                if len(window) < n or any(
+                    j in covered or w in self._protected for j, w in enumerate(window, start=i)
+                ):
+                    continue
+                candidate = "".join(window)
+                size = len(name.compact)
+                limit = 2 if size >= FUZZY_TWO_MIN else 1
+                if len(candidate) < FUZZY_WORD_MIN or abs(len(candidate) - size) > limit:
+                    continue
+                dist = edit_distance(candidate, name.compact, limit)
+                if 0 < dist <= limit:
+                    span = (i, i + n)
+                    kept = best.get(span, [])
+                    if not kept or dist < kept[0].distance:
+                        best[span] = [_Hit(name, i, i + n, dist)]
+                    elif dist == kept[0].distance:
+                        kept.append(_Hit(name, i, i + n, dist))
+        return [h for hits in best.values() for h in hits]
+
+
+def _decide(hits: list[_Hit], how: How) -> DocResolution:
+    """Longest overlapping match wins; distinct documents left over are ambiguous."""
+    hits.sort(key=lambda h: (-(h.end - h.start), -len(h.name.compact), h.start))
+    kept: list[_Hit] = []
+    for h in hits:
+        overlaps = any(h.start < k.end and k.start < h.end for k in kept)
+        if not overlaps:
+            kept.append(h)
+        elif any(
+            k.start == h.start and k.end == h.end and k.name.doc_id != h.name.doc_id for k in kept
+        ):
+            kept.append(h)  # the very same words name two documents: ambiguous
+    kept.sort(key=lambda h: h.start)
+    docs = tuple(dict.fromkeys(h.name.doc_id for h in kept))
+    spans = tuple(dict.fromkeys((h.start, h.end) for h in kept))
+    first = kept[0]
+    if len(docs) == 1:
+        return DocResolution(docs[0], first.name.name, how, spans)
+    return DocResolution(None, first.name.name, how, spans, docs)

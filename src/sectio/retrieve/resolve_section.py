@@ -1,0 +1,150 @@
+"""Section resolver: which section does a question name? Profile phrases, longest wins.
+
+All phrases of all sections are matched on word boundaries (token runs) and the
+longest match wins across sections, so "chống chỉ định" beats "chỉ định",
+"quá liều" beats "liều" and "contraindications" beats "indications". No match
+returns ``None``: the caller falls back to similarity, this layer never guesses.
+A second, diacritic-insensitive pass runs only when the exact pass finds
+nothing ("chong chi dinh" typed without accents). The document's name, once
+resolved, reads as "it" (so "can I take Zoloft with" matches "can i take it
+with"). Adding a phrasing is a profile edit, never a code edit.
+
+Example:
+    >>> from sectio.contract.profile import load_profile
+    >>> r = SectionResolver(load_profile("vi_drug_monograph"))
+    >>> r.resolve("Paracetamol chống chỉ định cho ai?").key
+    'chong_chi_dinh'
+    >>> r.resolve("quá liều paracetamol").key
+    'qua_lieu_va_xu_tri'
+    >>> r.resolve("hello") is None
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sectio.contract.profile import CorpusProfile
+from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
+
+#: What a document name reads as when phrases are matched: profile phrases say "it".
+NAME_PLACEHOLDER = "it"
+
+
+def _substitute(words: Tokens, spans: list[tuple[int, int]]) -> Tokens:
+    """``words`` with each name span replaced by one :data:`NAME_PLACEHOLDER`."""
+    if not spans:
+        return words
+    out: list[str] = []
+    i = 0
+    for start, end in spans:
+        if start < i:
+            continue  # overlapping spans: the first one already covered this
+        out.extend(words[i:start])
+        out.append(NAME_PLACEHOLDER)
+        i = end
+    out.extend(words[i:])
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class SectionMatch:
+    """A resolved section: the key, the phrase that named it, where, and how."""
+
+    key: str
+    phrase: str
+    start: int
+    end: int
+    folded: bool = False
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    text: str
+    key: str
+    order: int
+    exact: Tokens
+    folded: Tokens
+
+    @property
+    def weight(self) -> int:
+        return len(" ".join(self.exact))
+
+
+class SectionResolver:
+    """Compiled routing phrases of one profile."""
+
+    def __init__(self, profile: CorpusProfile) -> None:
+        phrases: list[_Phrase] = []
+        for order, spec in enumerate(profile.sections):
+            for text in spec.phrases:
+                exact = tokens(text)
+                if exact:
+                    phrases.append(_Phrase(text, spec.key, order, exact, folded_tokens(text)))
+        # Longest first; ties by token count, then profile order.
+        phrases.sort(key=lambda p: (-p.weight, -len(p.exact), p.order))
+        self._phrases = tuple(phrases)
+
+    @property
+    def phrase_count(self) -> int:
+        return len(self._phrases)
+
+    def vocabulary(self) -> set[str]:
+        """Every token of every routing phrase (exact and folded forms)."""
+        vocab: set[str] = set()
+        for p in self._phrases:
+            vocab.update(p.exact)
+            vocab.update(p.folded)
+        return vocab
+
+    def resolve(
+        self, question: str, exclude: Iterable[tuple[int, int]] = ()
+    ) -> SectionMatch | None:
+        """The section the question names, or None.
+
+        Args:
+            question: the user's text.
+            exclude: token spans ``[start, end)`` of document names. Each is read
+                as :data:`NAME_PLACEHOLDER` ("it"), so "does Zoloft cause ..."
+                matches the phrase "does it cause" and a name's own words never
+                route. Positions in the result refer to the rewritten tokens.
+        """
+        found = self.resolve_all(question, exclude)
+        return found[0] if found else None
+
+    def resolve_all(
+        self, question: str, exclude: Iterable[tuple[int, int]] = ()
+    ) -> list[SectionMatch]:
+        """Every section the question names, best first, without overlapping matches.
+
+        The longest phrase takes its words; a shorter phrase inside them is never
+        a candidate (so "chỉ định" is not a runner-up of "chống chỉ định"). A
+        caller whose document lacks the first section may try the next one. The
+        folded pass runs only when the exact pass finds nothing.
+        """
+        spans = sorted(set(exclude))
+        found = self._all(_substitute(tokens(question), spans), folded=False)
+        if not found:
+            found = self._all(_substitute(folded_tokens(question), spans), folded=True)
+        return found
+
+    def _all(self, words: Tokens, *, folded: bool) -> list[SectionMatch]:
+        occurrences = []
+        for phrase in self._phrases:
+            needle = phrase.folded if folded else phrase.exact
+            for start in find_phrase(words, needle):
+                occurrences.append((phrase, start, start + len(needle)))
+        # Longest first; ties: more tokens, earlier in the question, earlier in the profile.
+        occurrences.sort(key=lambda o: (-o[0].weight, -(o[2] - o[1]), o[1], o[0].order))
+        taken: set[int] = set()
+        out: list[SectionMatch] = []
+        keys: set[str] = set()
+        for phrase, start, end in occurrences:
+            if any(i in taken for i in range(start, end)):
+                continue
+            taken.update(range(start, end))
+            if phrase.key not in keys:
+                keys.add(phrase.key)
+                out.append(SectionMatch(phrase.key, phrase.text, start, end, folded))
+        return out

@@ -1,0 +1,102 @@
+"""Tenant-scoped reads the routes share: complete scrolls, ordered fetches, the tenant re-check.
+
+Every read carries the tenant filter into the engine and checks every returned
+point again in Python (defence in depth: a payload/filter mismatch must never
+leak another tenant's chunk).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+
+from sectio.contract.profile import CorpusProfile
+from sectio.contract.result import Evidence
+from sectio.index.filters import AnyOf, Condition, Eq, Where, tenant_where
+from sectio.index.ids import point_id_for
+from sectio.index.port import StoredPoint, VectorIndex
+
+log = logging.getLogger(__name__)
+
+PROSE = Eq("chunk_kind", "prose")
+
+
+def only_tenant(points: Iterable[StoredPoint], tenant: str) -> list[StoredPoint]:
+    """Drop (and log) any point of another tenant."""
+    points = list(points)
+    kept = [p for p in points if (p.payload.get("tenant") or "default") == tenant]
+    if len(kept) != len(points):
+        log.error(
+            "tenant check dropped %d point(s) of another tenant (caller %r)",
+            len(points) - len(kept),
+            tenant,
+        )
+    return kept
+
+
+def prose_where(tenant: str, *conditions: Condition) -> Where:
+    """Tenant + prose-only filter with extra conditions."""
+    return tenant_where(tenant, PROSE, *conditions)
+
+
+def scroll_all(
+    index: VectorIndex, where: Where, tenant: str, page_size: int = 256
+) -> list[StoredPoint]:
+    """Every point matching ``where`` (which must carry the tenant), paging until exhausted.
+
+    Engine order is not meaningful; callers sort.
+    """
+    out: list[StoredPoint] = []
+    offset: str | None = None
+    seen: set[str] = set()
+    while True:
+        page, offset = index.scroll(where, limit=max(1, page_size), offset=offset)
+        for point in page:
+            if point.id not in seen:  # an engine may repeat the boundary point
+                seen.add(point.id)
+                out.append(point)
+        if offset is None or not page:
+            break
+    return only_tenant(out, tenant)
+
+
+def book_order(evidence: list[Evidence], profile: CorpusProfile) -> list[Evidence]:
+    """Sorted by the profile's section order, then ``part_index`` (then chunk id)."""
+    return sorted(
+        evidence,
+        key=lambda e: (profile.order_of(e.section_key), e.section_key, e.part_index, e.chunk_id),
+    )
+
+
+def section_points(
+    index: VectorIndex,
+    tenant: str,
+    doc_id: str,
+    sections: Sequence[str] | None,
+    page_size: int = 256,
+) -> list[StoredPoint]:
+    """All prose chunks of a document (optionally only some sections), tenant-checked."""
+    conditions: list[Condition] = [Eq("doc_id", doc_id)]
+    if sections is not None:
+        if not sections:
+            return []
+        conditions.append(
+            Eq("section_key", sections[0])
+            if len(sections) == 1
+            else AnyOf("section_key", tuple(sections))
+        )
+    points = scroll_all(index, prose_where(tenant, *conditions), tenant, page_size)
+    return [p for p in points if p.payload.get("doc_id") == doc_id]
+
+
+def fetch_chunks(
+    index: VectorIndex, chunk_ids: Sequence[str], tenant: str
+) -> dict[str, StoredPoint]:
+    """Points by chunk id (tenant-checked), keyed by chunk id; unknown ids are absent.
+
+    Engines return ``retrieve`` results in their own order: callers look results
+    up by chunk id and so keep the order they asked in.
+    """
+    wanted = list(dict.fromkeys(chunk_ids))
+    points = only_tenant(index.retrieve([point_id_for(c) for c in wanted]), tenant)
+    return {str(p.payload.get("chunk_id")): p for p in points}

@@ -1,0 +1,257 @@
+"""``Sectio.ask`` / ``sectio ask``: decisions, tenant isolation on every route, CLI, hooks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from sectio import Sectio, Settings
+from sectio.cli import main
+from sectio.cli.base import cli
+from sectio.contract.result import Evidence, RetrievalResult
+from sectio.errors import ConfigError
+from sectio.retrieve.ask import Router
+from sectio.retrieve.decision import decide
+from tests.conftest import chunk
+from tests.route_corpora import en_rows, write
+
+IND, CON, WARN = "indications_and_usage", "contraindications", "warnings_and_cautions"
+
+
+def tenant_rows() -> list[dict[str, Any]]:
+    """Tenant "a" sees the usual labels; tenant "b" has its own drug, Secretol."""
+    secret = {"doc_title": "Secretol", "aliases": ["Hushol"], "tenant": "b"}
+    rows = en_rows("a")
+    for section in (IND, CON, WARN, "drug_interactions", "adverse_reactions"):
+        row = chunk(
+            "secretol", section, 0, f"Secretol {section} text: metformin hypertension.", **secret
+        )
+        rows.append(row)
+    rows += [
+        chunk("quarantol", CON, 0, "Do not use in asthma.", doc_title="Quarantol", tenant="a"),
+        chunk(
+            "quarantol",
+            CON,
+            1,
+            "Table described from a scanned page.",
+            doc_title="Quarantol",
+            tenant="a",
+            has_quarantined_content=True,
+        ),
+        chunk(
+            "visol",
+            WARN,
+            0,
+            "See the figure.",
+            doc_title="Visol",
+            tenant="a",
+            requires_visual_check=True,
+        ),
+        chunk("noprov", CON, 0, "No source for this one.", doc_title="Noprov", tenant="a")
+        | {"source_refs": []},
+    ]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def sx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
+    tmp = tmp_path_factory.mktemp("ask")
+    s = Sectio(Settings(home=tmp / "home", embedder="fake", traces=False))
+    s.ingest(write(tmp, "t", tenant_rows()), profile="en_drug_label", collection="t")
+    yield s
+    s.close()
+
+
+def loose(sx: Sectio) -> Router:
+    """The collection's router with no similarity floor (the fake embedder scores low)."""
+    base = sx.router("t")
+    return Router(
+        base.collection, sx.embedder, policy=base.policy.with_overrides(minimum_score=0.0)
+    )
+
+
+# --- decisions ---------------------------------------------------------------------
+def test_quarantine_and_visual_check_give_verify_source(sx: Sectio) -> None:
+    q = sx.ask("quarantol contraindications", collection="t", tenant="a")
+    assert (q.route, q.decision, q.reason) == (
+        "section",
+        "VERIFY_SOURCE",
+        "visual_verification_required",
+    )
+    assert len(q.evidence) == 2  # surfaced, never silently dropped
+    v = sx.ask("visol warnings", collection="t", tenant="a")
+    assert v.decision == "VERIFY_SOURCE"
+
+
+def test_missing_provenance_abstains(sx: Sectio) -> None:
+    result = sx.ask("noprov contraindications", collection="t", tenant="a")
+    assert (result.decision, result.reason) == ("ABSTAIN", "missing_provenance")
+    assert result.evidence  # the evidence is shown, the decision says why not to use it
+
+
+def test_decide_is_the_one_policy() -> None:
+    ok = Evidence(
+        chunk_id="c",
+        doc_id="d",
+        section_key="s",
+        part_index=0,
+        text="t",
+        score=1.0,
+        source_refs=[{"source": "x"}],
+    )
+    assert decide([]) == ("ABSTAIN", "no_evidence")
+    assert decide([ok]) == ("ANSWERABLE", "grounded_evidence_available")
+    assert decide([ok, ok.model_copy(update={"source_refs": []})])[1] == "missing_provenance"
+    flagged = ok.model_copy(update={"has_quarantined_content": True})
+    assert decide([ok, flagged]) == ("VERIFY_SOURCE", "visual_verification_required")
+
+
+def test_result_has_the_contract_fields(sx: Sectio) -> None:
+    result = sx.ask("who should not take glucophage", collection="t", tenant="a")
+    data = result.model_dump(mode="json")
+    for key in ("decision", "reason", "route", "evidence", "omitted_evidence_ids", "trace_id"):
+        assert key in data
+    for key in ("chunk_id", "doc_id", "section_key", "part_index", "text", "score", "source_refs"):
+        assert key in data["evidence"][0]
+    assert (result.resolved_doc_id, result.resolved_section_key) == ("metformin", CON)
+
+
+def test_bad_input_is_refused(sx: Sectio) -> None:
+    with pytest.raises(ConfigError):
+        sx.ask("   ", collection="t", tenant="a")
+    with pytest.raises(ConfigError):
+        sx.ask("metformin", collection="t", tenant="a", turn_type="poetry")
+
+
+# --- tenant isolation on every route ------------------------------------------------
+ROUTE_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("Secretol contraindications", {}),  # section (if it resolved)
+    ("Hushol", {}),  # overview (if it resolved)
+    ("secretol metformin hypertension", {}),  # free form (if it resolved)
+    ("metformin hypertension text", {}),  # fallback search
+    ("x", {"doc_id": "secretol", "section_key": CON}),  # flags name the other tenant's doc
+    ("x", {"doc_id": "secretol"}),
+    ("x", {"doc_id": "secretol", "turn_type": "overview"}),
+    ("can I take secretol with metformin", {}),
+    ("metformin hypertension", {"section_key": IND}),
+]
+
+
+@pytest.mark.parametrize(("question", "kwargs"), ROUTE_CALLS)
+def test_no_route_reads_another_tenants_chunks(
+    sx: Sectio, question: str, kwargs: dict[str, Any]
+) -> None:
+    result = loose(sx).ask(question, tenant="a", **kwargs)
+    assert all(e.tenant == "a" for e in result.evidence)
+    assert "secretol" not in {e.doc_id for e in result.evidence}
+    assert result.resolved_doc_id in (None, "metformin", "secretol")  # a flag is echoed, unread
+    theirs = loose(sx).ask(question, tenant="b", **kwargs)
+    assert all(e.tenant == "b" for e in theirs.evidence)
+
+
+def test_the_other_tenant_does_resolve_its_own_document(sx: Sectio) -> None:
+    assert sx.ask("Secretol contraindications", collection="t", tenant="a").resolved_doc_id is None
+    theirs = sx.ask("Secretol contraindications", collection="t", tenant="b")
+    assert (theirs.route, theirs.resolved_doc_id) == ("section", "secretol")
+    assert [e.doc_id for e in theirs.evidence] == ["secretol"]
+    mine = sx.lookup("hypertension", collection="t", tenant="a")
+    assert "secretol" not in {e.doc_id for e in mine.evidence}
+    assert [e.doc_id for e in sx.lookup("hypertension", collection="t", tenant="b").evidence] == [
+        "secretol"
+    ]
+
+
+def test_flag_for_an_unknown_document_abstains(sx: Sectio) -> None:
+    result = sx.ask("anything", collection="t", tenant="a", doc_id="secretol", section_key=CON)
+    assert (result.decision, result.reason) == ("ABSTAIN", "no_evidence")
+    assert result.details["doc_resolution"] == {"doc_id": "secretol", "how": "flag", "known": False}
+
+
+# --- traces, the docs hook, the CLI --------------------------------------------------
+def test_ask_writes_a_trace_and_a_conversation_turn(tmp_path: Path) -> None:
+    with Sectio(Settings(home=tmp_path / "h", embedder="fake")) as s:
+        s.ingest(write(tmp_path, "en", en_rows()), profile="en_drug_label", collection="en")
+        result = s.ask(
+            "metformin dose", collection="en", tenant="default", conversation_id="conv-1"
+        )
+        assert result.trace_id is not None
+        assert s.lookup("gout", collection="en", tenant="default").trace_id is not None
+
+
+def test_a_docs_collection_is_handed_to_the_planner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[dict[str, Any]] = []
+
+    def planner(sectio: Sectio, question: str, **kwargs: Any) -> RetrievalResult:
+        calls.append({"question": question, **kwargs})
+        return RetrievalResult(
+            query=question,
+            collection=kwargs["collection"],
+            tenant=kwargs["tenant"],
+            decision="ABSTAIN",
+            reason="no_evidence",
+            route="docs_plan",
+        )
+
+    monkeypatch.setattr("sectio.engine.docs_planner", lambda: planner)
+    rows = [chunk("docs/a.md", "intro", 0, "Install it.", path="docs/a.md")]
+    with Sectio(Settings(home=tmp_path / "h", embedder="fake", traces=False)) as s:
+        s.ingest(write(tmp_path, "d", rows), profile="docs", collection="d")
+        result = s.ask("how do I install", collection="d", tenant="default")
+        other = s.ingest(write(tmp_path, "e", en_rows()), profile="en_drug_label", collection="e")
+        assert other.chunks_read
+        assert s.ask("metformin dose", collection="e", tenant="default").route == "section"
+    assert result.route == "docs_plan"
+    assert calls == [
+        {
+            "question": "how do I install",
+            "collection": "d",
+            "tenant": "default",
+            "doc_id": None,
+            "section_key": None,
+            "top_k": None,
+        }
+    ]
+
+
+def test_cli_ask_json_and_human(sx: Sectio, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECTIO_HOME", str(sx.settings.home))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    monkeypatch.setenv("SECTIO_TRACES", "false")
+    sx.release("t")  # one process owns a shard: let the CLI open it
+    runner = CliRunner()
+    out = runner.invoke(
+        cli, ["ask", "who should not take glucophage", "-c", "t", "--tenant", "a", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert (data["decision"], data["route"], data["resolved_section_key"]) == (
+        "ANSWERABLE",
+        "section",
+        CON,
+    )
+    flags = runner.invoke(
+        cli,
+        ["ask", "anything", "-c", "t", "--tenant", "a", "--doc", "metformin", "--section", IND],
+    )
+    assert flags.exit_code == 0 and "via section: metformin / indications_and_usage" in flags.output
+    assert "ask" in runner.invoke(cli, ["--help"]).output
+
+
+def test_cli_errors_are_one_line(
+    sx: Sectio, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SECTIO_HOME", str(sx.settings.home))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    monkeypatch.setenv("SECTIO_TRACES", "false")
+    sx.release("t")
+    assert main(["ask", "  ", "-c", "t"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "question is empty" in err
+    assert main(["ask", "metformin", "-c", "no-such-collection"]) == 1

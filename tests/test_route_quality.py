@@ -1,0 +1,59 @@
+"""Routed retrieval against plain similarity on the labelled drug-question set (real MiniLM)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from sectio import Sectio
+from sectio.demo import demo_corpus_path
+
+DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "drug_questions"
+
+
+def _load(split: str) -> tuple[dict[str, str], dict[str, set[str]]]:
+    qrels: dict[str, set[str]] = defaultdict(set)
+    with (DATA / "qrels" / f"{split}.tsv").open() as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            qrels[row["query-id"]].add(row["corpus-id"])
+    queries = {}
+    for line in (DATA / "queries.jsonl").read_text().splitlines():
+        q = json.loads(line)
+        if q["_id"] in qrels:
+            queries[q["_id"]] = q["text"]
+    return queries, dict(qrels)
+
+
+def test_question_set_is_well_formed() -> None:
+    queries, qrels = _load("test")
+    dev, _ = _load("dev")
+    holdout, _ = _load("holdout")
+    assert len(queries) == len(dev) + len(holdout) >= 120
+    corpus = {
+        f"{r['doc_id']}#{r['section_key']}"
+        for r in map(json.loads, demo_corpus_path().read_text().splitlines())
+    }
+    assert all(rel <= corpus for rel in qrels.values())
+    assert len({rel.split("#")[0] for rels in qrels.values() for rel in rels}) == 20
+
+
+@pytest.mark.slow
+def test_routed_beats_similarity_on_section_hit_at_1(minilm_sectio: Sectio) -> None:
+    minilm_sectio.ingest(demo_corpus_path(), profile="en_drug_label", collection="routed-bench")
+    queries, qrels = _load("test")
+    routed = dense = 0
+    for qid, text in queries.items():
+        result = minilm_sectio.ask(text, collection="routed-bench", tenant="default")
+        top = result.evidence[0] if result.evidence else None
+        routed += bool(top) and f"{top.doc_id}#{top.section_key}" in qrels[qid]  # type: ignore[union-attr]
+        hits = minilm_sectio.search(
+            text, collection="routed-bench", tenant="default", top_k=1, mode="dense"
+        ).hits
+        dense += bool(hits) and f"{hits[0].doc_id}#{hits[0].section_key}" in qrels[qid]
+    n = len(queries)
+    assert routed / n >= 0.85
+    assert routed / n >= dense / n + 0.15
