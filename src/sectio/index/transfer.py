@@ -40,7 +40,7 @@ from sectio.errors import (
     VectorSizeError,
 )
 from sectio.index.edge_store import EdgeBackend, spec_from_manifest
-from sectio.index.manifest import Manifest, assert_compatible
+from sectio.index.manifest import Manifest, assert_compatible, check_serving
 from sectio.index.port import IndexBackend, PointData
 from sectio.settings import Settings
 
@@ -229,11 +229,102 @@ def copy_collection(
     )
 
 
+def serving_gate(name: str, model_id: str, dimensions: int) -> Callable[[Manifest], None]:
+    """The arrival gate: the configured embedder must be the manifest's (``check_serving``)."""
+
+    def verify(manifest: Manifest) -> None:
+        check_serving(manifest, name, model_id, dimensions)
+
+    return verify
+
+
+def export_collection(
+    backend: IndexBackend,
+    collection: str,
+    dest: str,
+    settings: Settings,
+    *,
+    as_name: str | None = None,
+    verify: Callable[[Manifest], None] | None = None,
+    replace: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> TransferReport:
+    """Copy ``collection`` of the configured ``backend`` to the endpoint ``dest``."""
+    endpoint = parse_endpoint(dest)
+    with opened(endpoint, settings) as target:
+        _refuse_same_store(backend, target, collection, as_name or collection)
+        report = copy_collection(
+            backend,
+            collection,
+            target,
+            as_name or collection,
+            verify=verify,
+            replace=replace,
+            batch_size=settings.upsert_batch_size,
+            progress=progress,
+        )
+    return _with_ends(report, source=backend.kind, target=str(endpoint))
+
+
+def import_collection(
+    backend: IndexBackend,
+    source: str,
+    settings: Settings,
+    *,
+    collection: str,
+    source_collection: str | None = None,
+    verify: Callable[[Manifest], None] | None = None,
+    replace: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> TransferReport:
+    """Copy ``source_collection`` (default ``collection``) from the endpoint ``source``
+    into ``collection`` of the configured ``backend``."""
+    endpoint = parse_endpoint(source)
+    with opened(endpoint, settings) as origin:
+        _refuse_same_store(origin, backend, source_collection or collection, collection)
+        report = copy_collection(
+            origin,
+            source_collection or collection,
+            backend,
+            collection,
+            verify=verify,
+            replace=replace,
+            batch_size=settings.upsert_batch_size,
+            progress=progress,
+        )
+    return _with_ends(report, source=str(endpoint), target=backend.kind)
+
+
+def _refuse_same_store(src: IndexBackend, dst: IndexBackend, src_name: str, dst_name: str) -> None:
+    same_edge = (
+        isinstance(src, EdgeBackend)
+        and isinstance(dst, EdgeBackend)
+        and src.root.resolve() == dst.root.resolve()
+    )
+    if same_edge and src_name == dst_name:
+        raise ConfigError(f"source and target are the same collection {src_name!r}")
+
+
+def _with_ends(report: TransferReport, *, source: str, target: str) -> TransferReport:
+    return TransferReport(
+        source=source,
+        target=target,
+        collection=report.collection,
+        target_collection=report.target_collection,
+        points=report.points,
+        seconds=report.seconds,
+        manifest=report.manifest,
+    )
+
+
 __all__ = [
     "Endpoint",
     "TransferReport",
     "backend_for",
     "copy_collection",
+    "export_collection",
+    "import_collection",
     "opened",
     "parse_endpoint",
+    "serving_gate",
 ]

@@ -1,0 +1,128 @@
+"""``sectio export --to DEST`` and ``sectio import FROM``: copy a collection between stores.
+
+DEST and FROM are endpoints (see :mod:`sectio.index.transfer`):
+``http(s)://host:6333`` (a Qdrant server; key from ``SECTIO_QDRANT_API_KEY``),
+``local:PATH`` (qdrant-client local mode), ``edge:PATH`` or a plain ``PATH``
+(another ``SECTIO_HOME``'s Qdrant Edge store). The configured store is the one
+``SECTIO_HOME`` / ``SECTIO_QDRANT_URL`` / ``SECTIO_QDRANT_LOCATION`` select.
+Vectors travel as they are: nothing is re-embedded. On arrival the manifest
+must match the configured embedder (model id, dimensions), and a target
+holding another corpus is refused unless ``--replace``.
+"""
+
+from __future__ import annotations
+
+import click
+
+from sectio.cli.base import (
+    Context,
+    cli,
+    collection_option,
+    emit_json,
+    json_option,
+    note,
+    pass_state,
+)
+from sectio.index.transfer import (
+    TransferReport,
+    export_collection,
+    import_collection,
+    serving_gate,
+)
+from sectio.ingest.loader import tty_progress
+
+
+def _report(report: TransferReport, as_json: bool) -> None:
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        note(
+            f"copied {report.points} points of {report.collection!r} ({report.source}) to "
+            f"{report.target_collection!r} ({report.target}) in {report.seconds:.1f} s; "
+            "nothing re-embedded"
+        )
+
+
+@cli.command("export")
+@click.option(
+    "--to",
+    "dest",
+    required=True,
+    metavar="URL|PATH",
+    help="http(s)://host:6333 (Qdrant server), local:PATH (qdrant-client local mode), "
+    "or PATH / edge:PATH (another SECTIO_HOME).",
+)
+@collection_option
+@click.option("--as", "as_name", default=None, help="Name at the target (default: the same).")
+@click.option("--replace", is_flag=True, help="Replace a different corpus at the target.")
+@json_option
+@pass_state
+def export_(
+    state: Context,
+    dest: str,
+    collection: str,
+    as_name: str | None,
+    replace: bool,
+    as_json: bool,
+) -> None:
+    """Copy a collection (vectors, payloads, manifest) to another store, without re-embedding."""
+    sectio = state.sectio
+    sectio.release(collection)
+    embedder = sectio.embedder
+    target_name = as_name or collection
+    progress, done = tty_progress("export", enabled=None if not as_json else False)
+    try:
+        report = export_collection(
+            sectio.backend,
+            collection,
+            dest,
+            state.settings,
+            as_name=as_name,
+            verify=serving_gate(target_name, embedder.model_id, embedder.dimensions),
+            replace=replace,
+            progress=progress,
+        )
+    finally:
+        done()
+    _report(report, as_json)
+
+
+@cli.command("import")
+@click.argument("source", metavar="FROM")
+@collection_option
+@click.option(
+    "--from-collection",
+    "source_collection",
+    default=None,
+    help="Collection name at FROM (default: the same as --collection).",
+)
+@click.option("--replace", is_flag=True, help="Replace a different corpus here.")
+@json_option
+@pass_state
+def import_(
+    state: Context,
+    source: str,
+    collection: str,
+    source_collection: str | None,
+    replace: bool,
+    as_json: bool,
+) -> None:
+    """Copy a collection from FROM (URL|PATH) into the configured store, without re-embedding."""
+    sectio = state.sectio
+    sectio.release(collection)
+    embedder = sectio.embedder
+    progress, done = tty_progress("import", enabled=None if not as_json else False)
+    try:
+        report = import_collection(
+            sectio.backend,
+            source,
+            state.settings,
+            collection=collection,
+            source_collection=source_collection,
+            verify=serving_gate(collection, embedder.model_id, embedder.dimensions),
+            replace=replace,
+            progress=progress,
+        )
+    finally:
+        done()
+    _report(report, as_json)
