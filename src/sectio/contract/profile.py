@@ -34,6 +34,7 @@ SHIPPED_PROFILES = (
     "en_drug_label",
     "vi_drug_monograph",
     "docs",
+    "docs_argocd",
 )
 
 

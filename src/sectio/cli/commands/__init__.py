@@ -7,6 +7,7 @@ from sectio.cli.commands import (  # noqa: F401
     info,
     ingest,
     ops,
+    plan,
     search,
     snapshot,
     transfer,

@@ -1,0 +1,391 @@
+"""Markdown folders (docs corpora): every ``.md`` file a document, headings its sections.
+
+``read_markdown(DIR)`` reads every ``.md`` under ``DIR`` (hidden folders and
+``node_modules`` skipped, files in sorted order) and returns validated chunk
+records in six layers, each a point of the collection with a ``layer`` field:
+
+* **D0** doc chunks: ``doc_id`` = ``path`` = the POSIX path relative to ``DIR``
+  (``docs/faq.md``); ``doc_title`` from front matter ``title``, else the first
+  heading, else the file name; one section per heading (``section_key`` = slug
+  of the heading path, ``section_title`` = the heading); paragraphs packed in
+  order under the token limit (``count`` is the embedder's tokenizer); fenced
+  code and tables are ``chunk_kind: block`` chunks of their own, never split.
+  ``metadata.domain`` / ``subdomain`` come from front matter, else from the
+  folders under the docs root (``docs/operator-manual/notifications/x.md`` ->
+  ``operator-manual`` / ``notifications``; ``docs/domains/billing/x.md`` ->
+  ``billing``). ``links`` lists the documents a chunk links to (relative links
+  resolved to doc ids). ``source_refs`` point at the file, the heading anchor
+  and the lines.
+* **D1..D5** are derived from the parsed documents; see :mod:`sectio.ingest.md_layers`.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.md").write_text("# A\\n\\nSee [b](b.md).\\n")
+    >>> _ = (root / "b.md").write_text("# B\\n\\nHello.\\n")
+    >>> recs = read_markdown(root)
+    >>> [(r.chunk_id, r.layer) for r in recs if r.doc_id == "a.md"][:2]
+    [('a.md#a#0', 'D0'), ('d1:a.md', 'D1')]
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
+from sectio.errors import ContractError
+from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
+from sectio.ingest.md_parse import Block, ParsedDoc, Section, parse_markdown
+
+#: Top folders that are the docs root, not a domain (``docs/x/y.md`` -> domain ``x``).
+DOC_ROOTS = ("docs", "doc", "documentation")
+#: Folders that hold one folder per domain (``docs/domains/billing/x.md`` -> ``billing``).
+DOMAIN_CONTAINERS = ("domains",)
+_SKIP_DIRS = ("node_modules", "site", "__pycache__")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+
+
+@dataclass
+class DocLink:
+    """A link from one document to another (or to a non-Markdown file of the corpus)."""
+
+    target: str
+    text: str
+    section_key: str
+    line: int
+    chunk_id: str | None
+    kind: str = "link"  # "link" | "include" | "file"
+
+
+@dataclass
+class ChunkSpan:
+    """Where a D0 chunk sits in its file."""
+
+    chunk_id: str
+    section_key: str
+    line: int
+    end_line: int
+    kind: str
+
+
+@dataclass
+class DocBuild:
+    """One document, parsed, with its D0 chunks and resolved links."""
+
+    doc: ParsedDoc
+    doc_id: str
+    title: str
+    metadata: dict[str, Any]
+    tags: list[str]
+    chunks: list[ChunkRecord] = field(default_factory=list)
+    spans: list[ChunkSpan] = field(default_factory=list)
+    links: list[DocLink] = field(default_factory=list)
+
+    def chunk_at(self, section_key: str, line: int) -> str | None:
+        """The D0 chunk covering ``line`` of ``section_key`` (else the section's first)."""
+        first: str | None = None
+        for span in self.spans:
+            if span.section_key != section_key:
+                continue
+            first = first or span.chunk_id
+            if span.line <= line <= span.end_line:
+                return span.chunk_id
+        return first
+
+    def source_ref(self, section: Section | None, line: int | None = None, **extra: Any) -> dict:
+        """A provenance entry: the file, the heading anchor as a URL, the line."""
+        ref: dict[str, Any] = {"source": self.doc_id}
+        if section is not None and section.anchor:
+            ref["url"] = f"{self.doc_id}#{section.anchor}"
+            ref["anchor"] = section.anchor
+        else:
+            ref["url"] = self.doc_id
+        if line is not None:
+            ref["line"] = line
+        ref.update(extra)
+        return ref
+
+
+def domain_of(doc_id: str, front: dict[str, Any]) -> dict[str, str]:
+    """``metadata.domain`` / ``subdomain``: front matter first, else the folders (lower case)."""
+    parts = doc_id.split("/")[:-1]
+    if parts and parts[0].lower() in DOC_ROOTS:
+        parts = parts[1:]
+    if len(parts) > 1 and parts[0].lower() in DOMAIN_CONTAINERS:
+        parts = parts[1:]
+    meta: dict[str, str] = {}
+    domain = front.get("domain") or (parts[0] if parts else None)
+    subdomain = front.get("subdomain") or (parts[1] if len(parts) > 1 else None)
+    if domain:
+        meta["domain"] = str(domain).strip().lower()
+    if subdomain:
+        meta["subdomain"] = str(subdomain).strip().lower()
+    return meta
+
+
+def resolve_link(source: str, href: str, doc_ids: set[str]) -> tuple[str | None, str]:
+    """The doc id ``href`` (written in ``source``) points at, or None; and the fragment.
+
+    Relative links resolve against the source's folder; ``/x`` against the root
+    and the docs root; ``dir/`` and extension-less links try ``.md`` and ``index.md``.
+    """
+    if not href or href.startswith("#") or _SCHEME.match(href):
+        return None, ""
+    target, _, fragment = href.partition("#")
+    target = unquote(target.split("?", 1)[0]).strip()
+    if not target:
+        return None, fragment
+    bases: list[str] = []
+    if target.startswith("/"):
+        bases = [target.lstrip("/")]
+        bases += [f"{root}/{target.lstrip('/')}" for root in DOC_ROOTS]
+    else:
+        bases = [posixpath.normpath(posixpath.join(posixpath.dirname(source), target))]
+    for base in bases:
+        if base.startswith("../"):
+            continue
+        stripped = base.rstrip("/")
+        for cand in (
+            base,
+            f"{stripped}.md",
+            f"{stripped}/index.md",
+            f"{stripped}/README.md",
+            re.sub(r"\.html?$", ".md", base),
+        ):
+            if cand in doc_ids:
+                return cand, fragment
+    return None, fragment
+
+
+def _file_target(source: str, href: str, root: Path) -> str | None:
+    """A corpus-relative path when ``href`` names a non-Markdown file that exists under root."""
+    if not href or href.startswith("#") or _SCHEME.match(href):
+        return None
+    target = unquote(href.partition("#")[0].split("?", 1)[0]).strip()
+    if not target or target.endswith("/"):
+        return None
+    rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+    if rel.startswith("../") or rel.lower().endswith(".md"):
+        return None
+    return rel if (root / rel).is_file() else None
+
+
+def _markdown_files(root: Path) -> list[Path]:
+    files = []
+    for p in root.rglob("*.md"):
+        rel = p.relative_to(root).parts
+        if any(part.startswith(".") or part in _SKIP_DIRS for part in rel[:-1]):
+            continue
+        if p.is_file():
+            files.append(p)
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def _include_reader(root: Path, source: Path) -> Any:
+    root_resolved = root.resolve()
+
+    def read(target: str) -> str | None:
+        for base in (root, source.parent):
+            cand = (base / target).resolve()
+            if not cand.is_relative_to(root_resolved) or not cand.is_file():
+                continue
+            if cand.stat().st_size > 262_144:
+                return None
+            return cand.read_text(encoding="utf-8", errors="replace")
+        return None
+
+    return read
+
+
+def _pack_section(
+    build: DocBuild,
+    section: Section,
+    budget: int,
+    count: TokenCounter,
+    tenant: str,
+    doc_ids: set[str],
+    root: Path,
+) -> None:
+    """D0 chunks of one section: prose packed under ``budget``, blocks alone."""
+    parts: list[dict[str, Any]] = []
+    pending: list[Block] = []
+
+    def link_targets(blocks: list[Block]) -> list[str]:
+        out: list[str] = []
+        for b in blocks:
+            for href, _ in b.links:
+                target, _ = resolve_link(build.doc_id, href, doc_ids)
+                if target and target != build.doc_id and target not in out:
+                    out.append(target)
+        return out
+
+    def emit(text: str, blocks: list[Block], kind: str, language: str = "") -> None:
+        parts.append(
+            {
+                "text": text,
+                "blocks": blocks,
+                "kind": kind,
+                "language": language,
+                "line": blocks[0].line,
+                "end_line": blocks[-1].end_line,
+            }
+        )
+
+    def flush() -> None:
+        if not pending:
+            return
+        group: list[Block] = []
+        size = 0
+        for block in pending:
+            n = count(block.text)
+            if n > budget:
+                if group:
+                    emit("\n\n".join(b.text for b in group), group, "prose")
+                    group, size = [], 0
+                for piece in split_text(block.text, budget, count):
+                    emit(piece, [block], "prose")
+                continue
+            if group and size + n + 1 > budget:
+                emit("\n\n".join(b.text for b in group), group, "prose")
+                group, size = [], 0
+            group.append(block)
+            size += n + 1
+        if group:
+            emit("\n\n".join(b.text for b in group), group, "prose")
+        pending.clear()
+
+    for block in section.blocks:
+        if block.kind == "prose":
+            pending.append(block)
+        else:
+            flush()
+            emit(block.text, [block], block.kind, block.language)
+    flush()
+
+    for i, part in enumerate(parts):
+        chunk_id = f"{build.doc_id}#{section.key}#{i}"
+        kind = part["kind"]
+        record: dict[str, Any] = {
+            "chunk_id": chunk_id,
+            "doc_id": build.doc_id,
+            "path": build.doc_id,
+            "section_key": section.key,
+            "part_index": i,
+            "text": part["text"],
+            "doc_title": build.title,
+            "section_title": section.title or build.title,
+            "chunk_kind": "prose" if kind == "prose" else "block",
+            "tenant": tenant,
+            "metadata": dict(build.metadata),
+            "tags": list(build.tags),
+            "layer": "D0",
+            "block_type": kind,
+            "heading_path": list(section.heading_path),
+            "links": link_targets(part["blocks"]),
+            "source_refs": [build.source_ref(section, part["line"], end_line=part["end_line"])],
+        }
+        if part["language"]:
+            record["language"] = part["language"]
+        build.chunks.append(parse_record(record, build.doc_id, part["line"]))
+        build.spans.append(ChunkSpan(chunk_id, section.key, part["line"], part["end_line"], kind))
+        for block in part["blocks"]:
+            for href, text in block.links:
+                target, _ = resolve_link(build.doc_id, href, doc_ids)
+                if target and target != build.doc_id:
+                    build.links.append(DocLink(target, text, section.key, block.line, chunk_id))
+                elif target is None:
+                    ftarget = _file_target(build.doc_id, href, root)
+                    if ftarget:
+                        build.links.append(
+                            DocLink(ftarget, text, section.key, block.line, chunk_id, "file")
+                        )
+
+
+def build_doc(
+    parsed: ParsedDoc,
+    *,
+    max_tokens: int,
+    count: TokenCounter,
+    tenant: str,
+    doc_ids: set[str],
+    root: Path,
+) -> DocBuild:
+    """The D0 chunks and links of one parsed document."""
+    front = parsed.front_matter
+    tags_raw = front.get("tags") or []
+    tags = [str(t) for t in tags_raw] if isinstance(tags_raw, list) else [str(tags_raw)]
+    build = DocBuild(
+        doc=parsed,
+        doc_id=parsed.path,
+        title=parsed.title,
+        metadata=domain_of(parsed.path, front),
+        tags=tags,
+    )
+    for section in parsed.sections:
+        heading = section.title or parsed.title
+        budget = max(max_tokens - count(f"{parsed.title}\n{heading}") - 2, 32)
+        _pack_section(build, section, budget, count, tenant, doc_ids, root)
+        for href, text in section.heading_links:
+            target, _ = resolve_link(parsed.path, href, doc_ids)
+            if target and target != parsed.path:
+                build.links.append(
+                    DocLink(target, text, section.key, section.line, build.chunk_at(section.key, 0))
+                )
+    for inc in parsed.includes:
+        target, _ = resolve_link(parsed.path, "/" + inc.lstrip("/"), doc_ids)
+        target = target or resolve_link(parsed.path, inc, doc_ids)[0]
+        if target and target != parsed.path:
+            build.links.append(DocLink(target, inc, "", 0, None, "include"))
+    return build
+
+
+def read_markdown(
+    path: str | Path,
+    max_tokens: int = 256,
+    count: TokenCounter = approx_tokens,
+    tenant: str = "default",
+) -> list[ChunkRecord]:
+    """Every layer (D0-D5) of the Markdown files under ``path`` (a folder or one file).
+
+    Raises:
+        ContractError: no Markdown file under ``path``.
+        RecordError: a derived record breaks the contract (names file, line, field).
+    """
+    from sectio.ingest.md_layers import build_layers
+
+    source = Path(path)
+    if source.is_file():
+        root, files = source.parent, [source]
+    elif source.is_dir():
+        root, files = source, _markdown_files(source)
+    else:
+        raise ContractError(f"{source}: no such file or folder")
+    if not files:
+        raise ContractError(f"{source}: no .md files")
+    parsed: list[ParsedDoc] = []
+    for file in files:
+        rel = file.relative_to(root).as_posix()
+        try:
+            text = file.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise ContractError(f"{file}: cannot read: {exc.strerror}") from exc
+        parsed.append(parse_markdown(text, rel, _include_reader(root, file)))
+    doc_ids = {p.path for p in parsed}
+    builds = [
+        build_doc(p, max_tokens=max_tokens, count=count, tenant=tenant, doc_ids=doc_ids, root=root)
+        for p in parsed
+    ]
+    records: list[ChunkRecord] = []
+    for build in builds:
+        records.extend(build.chunks)
+    records.extend(build_layers(builds, tenant=tenant, max_tokens=max_tokens, count=count))
+    check_unique_ids([(r, r.doc_id, i + 1) for i, r in enumerate(records)])
+    return records
+
+
+__all__ = ["DocBuild", "DocLink", "build_doc", "domain_of", "read_markdown", "resolve_link"]

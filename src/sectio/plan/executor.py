@@ -1,0 +1,350 @@
+"""The plan executor: a :class:`RetrievalPlan` becomes ranked rows, each tagged with its step.
+
+Steps, in order:
+
+1. **exact seed**: every ``target_doc_hints`` entry that is a document path of
+   the collection (for the tenant) seeds its own rows: its D1 catalog entry
+   when D1 is in the plan, then its best rows in the plan's other layers
+   (dense + BM25 fused inside the engine, restricted to that path);
+2. **substring seed**: a hint that named no document is matched as a substring
+   of the paths (file name first, then shorter paths; at most
+   :data:`MAX_SUBSTRING_PATHS`), seeded the same way;
+3. **hybrid**: dense + BM25 reciprocal rank fusion inside the engine
+   (``VectorIndex.search_fused``) over the plan's layers under the hard
+   filters, then re-ordered by the soft preferences (score boosts only, so
+   they change order, never membership);
+4. **merge**: seeds first, then hybrid rows, each chunk once, at most
+   :data:`MAX_ROWS_PER_DOC` hybrid rows per document, cut to the plan's limit
+   (the best candidates cut are named in ``omitted``).
+
+Hard filters (tenant, layers, ``path_prefixes``, ``metadata.domain``,
+``metadata.subdomain``, ``exclude_path_prefixes``) go into every engine query
+and are checked again in Python on every row, seeds included;
+``exclude_like_patterns`` (substring patterns on the path) are applied in Python.
+
+Soft preferences: ``prefer_path_prefixes`` (earlier prefixes weigh more),
+``prefer_like_patterns`` (``%term%`` matched against the path and the title,
+separators read as spaces), ``prefer_non_tests`` (paths without ``test``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sectio.embed.port import Embedder
+from sectio.index.collection import Collection
+from sectio.index.filters import AnyOf, Condition, Eq, Prefix, Where, tenant_where
+from sectio.index.ids import point_id_for
+from sectio.index.port import StoredPoint
+from sectio.plan.catalog import DocsCatalog
+from sectio.plan.models import Layer, RetrievalPlan
+
+log = logging.getLogger(__name__)
+
+MAX_SUBSTRING_PATHS = 3
+#: Rows one hinted document may seed (the D1 entry included).
+MAX_ROWS_PER_HINT = 3
+#: Rows one document may take in the hybrid step (evidence from several documents).
+MAX_ROWS_PER_DOC = 2
+#: Candidates cut by the limit (or the per-document cap) named in ``omitted_evidence_ids``.
+MAX_OMITTED = 10
+#: Boost weights, in units of the RRF score (1/(60+rank): rank 1 -> 0.0164, rank 10 -> 0.0143).
+W_PREFIX = 0.002
+W_LIKE = 0.004
+W_NON_TEST = 0.001
+RRF_K = 60
+
+EXACT = "exact_seed"
+SUBSTRING = "substring_seed"
+HYBRID = "hybrid"
+
+
+@dataclass(frozen=True)
+class PlannedRow:
+    """One retrieved row: the stored point, its score, the step that found it."""
+
+    payload: dict[str, Any]
+    score: float
+    step: str
+    hint: str | None = None
+
+    @property
+    def chunk_id(self) -> str:
+        return str(self.payload.get("chunk_id"))
+
+
+@dataclass
+class Execution:
+    """What running a plan produced."""
+
+    rows: list[PlannedRow]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    omitted: list[str] = field(default_factory=list)
+    dropped_by_checks: int = 0
+
+
+def _like_terms(patterns: Sequence[str]) -> list[str]:
+    out = []
+    for p in patterns:
+        term = " ".join(str(p).strip("%").lower().replace("%", " ").split())
+        if term:
+            out.append(term)
+    return out
+
+
+def _spaced(text: str) -> str:
+    """Lower case with path separators read as spaces (``sync-waves.md`` -> ``sync waves md``)."""
+    out = text.lower()
+    for ch in "/-_.`":
+        out = out.replace(ch, " ")
+    return " ".join(out.split())
+
+
+def cover_prefixes(prefixes: Sequence[str]) -> list[str]:
+    """The smallest set of prefixes matching the same paths (``docs/`` covers ``docs/api/``)."""
+    out: list[str] = []
+    for p in sorted(set(prefixes), key=len):
+        if not any(p.startswith(q) for q in out):
+            out.append(p)
+    return out
+
+
+class PlanExecutor:
+    """Runs plans against one open collection for one tenant."""
+
+    def __init__(
+        self,
+        collection: Collection,
+        embedder: Embedder,
+        catalog: DocsCatalog,
+        tenant: str,
+        *,
+        max_per_doc: int = MAX_ROWS_PER_DOC,
+    ) -> None:
+        self.collection = collection
+        self.embedder = embedder
+        self.catalog = catalog
+        self.tenant = tenant
+        self.max_per_doc = max_per_doc
+
+    # --- filters ----------------------------------------------------------------------
+    def _base_where(self, plan: RetrievalPlan, layers: Sequence[Layer] | None = None) -> Where:
+        f = plan.filters
+        conds: list[Condition] = [
+            AnyOf("layer", tuple(layer.value for layer in (layers or plan.layers)))
+        ]
+        if f.get("metadata.domain"):
+            conds.append(Eq("metadata.domain", str(f["metadata.domain"]).lower()))
+        if f.get("metadata.subdomain"):
+            conds.append(Eq("metadata.subdomain", str(f["metadata.subdomain"]).lower()))
+        where = tenant_where(self.tenant, *conds)
+        for p in f.get("exclude_path_prefixes") or ():
+            where = where.and_not(Prefix("path", str(p)))
+        return where
+
+    def _prefix_groups(self, plan: RetrievalPlan) -> list[str | None]:
+        prefixes = [str(p) for p in plan.filters.get("path_prefixes") or ()]
+        return list(cover_prefixes(prefixes)) if prefixes else [None]
+
+    def passes(self, payload: dict[str, Any], plan: RetrievalPlan) -> bool:
+        """Every hard filter, checked in Python on a returned row."""
+        return self.engine_filters_hold(payload, plan) and not self.excluded_by_pattern(
+            payload, plan
+        )
+
+    @staticmethod
+    def excluded_by_pattern(payload: dict[str, Any], plan: RetrievalPlan) -> bool:
+        """Whether ``exclude_like_patterns`` (applied in Python only) remove the row."""
+        low = str(payload.get("path") or "").lower()
+        patterns = plan.filters.get("exclude_like_patterns") or ()
+        return any(t in low for t in _like_terms(patterns))
+
+    def engine_filters_hold(self, payload: dict[str, Any], plan: RetrievalPlan) -> bool:
+        """The filters the engine query carried (tenant, layers, prefixes, domain)."""
+        f = plan.filters
+        if payload.get("tenant", "default") != self.tenant:
+            return False
+        if payload.get("layer") not in {layer.value for layer in plan.layers}:
+            return False
+        path = str(payload.get("path") or "")
+        prefixes = f.get("path_prefixes") or ()
+        if prefixes and not any(path.startswith(str(p)) for p in prefixes):
+            return False
+        meta = payload.get("metadata") or {}
+        for key in ("domain", "subdomain"):
+            want = f.get(f"metadata.{key}")
+            if want and str(meta.get(key) or "").lower() != str(want).lower():
+                return False
+        return not any(path.startswith(str(p)) for p in f.get("exclude_path_prefixes") or ())
+
+    # --- scoring ----------------------------------------------------------------------
+    def boost(self, payload: dict[str, Any], plan: RetrievalPlan) -> float:
+        """The soft-preference bonus of a row (added to its fused score)."""
+        f = plan.filters
+        path = str(payload.get("path") or "")
+        bonus = 0.0
+        prefer = [str(p) for p in f.get("prefer_path_prefixes") or ()]
+        for i, p in enumerate(prefer):
+            if path.startswith(p):
+                bonus += W_PREFIX * (len(prefer) - i) / len(prefer)
+                break
+        terms = _like_terms(f.get("prefer_like_patterns") or ())
+        if terms:
+            hay = f"{_spaced(path)} | {_spaced(str(payload.get('doc_title') or ''))}"
+            hits = sum(1 for t in terms if _spaced(t) and _spaced(t) in hay)
+            bonus += W_LIKE * min(hits, 2)
+        if f.get("prefer_non_tests") and "test" not in path.lower():
+            bonus += W_NON_TEST
+        return bonus
+
+    # --- engine calls -----------------------------------------------------------------
+    def _fused(
+        self,
+        question_vec: Any,
+        sparse: Any,
+        where: Where,
+        limit: int,
+        pool: int,
+    ) -> list[StoredPoint]:
+        return self.collection.index.search_fused(
+            question_vec, sparse, pool=pool, limit=limit, where=where, rrf_k=RRF_K
+        )
+
+    def _seed_path(
+        self, path: str, plan: RetrievalPlan, vec: Any, sparse: Any, per_hint: int
+    ) -> list[tuple[StoredPoint, float]]:
+        rows: list[tuple[StoredPoint, float]] = []
+        if Layer.D1_DOCUMENT_CATALOG in plan.layers:
+            for p in self.collection.index.retrieve([point_id_for(f"d1:{path}")]):
+                if p.payload.get("path") == path:
+                    rows.append((p, 1.0))
+        rest = [layer for layer in plan.layers if layer != Layer.D1_DOCUMENT_CATALOG]
+        room = per_hint - len(rows)
+        if rest and room > 0:
+            where = self._base_where(plan, rest).and_(Eq("path", path))
+            for p in self._fused(vec, sparse, where, room, pool=max(room * 8, 32)):
+                rows.append((p, float(p.score or 0.0)))
+        return rows
+
+    def path_allowed(self, path: str, plan: RetrievalPlan) -> bool:
+        """Whether a document path can satisfy the hard filters (checked before seeding)."""
+        doc = self.catalog.docs.get(path)
+        probe: dict[str, Any] = {
+            "tenant": self.tenant,
+            "layer": plan.layers[0].value,
+            "path": path,
+            "metadata": {
+                "domain": doc.domain if doc else None,
+                "subdomain": doc.subdomain if doc else None,
+            },
+        }
+        return self.passes(probe, plan)
+
+    # --- the plan -----------------------------------------------------------------------
+    def execute(self, plan: RetrievalPlan, question: str) -> Execution:
+        """Run ``plan`` for ``question``; rows in merge order, at most ``plan.limit``."""
+        vec = self.embedder.embed_query(question)
+        sparse = self.collection.lexical.encode_query(question)
+        hints = [str(h) for h in plan.filters.get("target_doc_hints") or ()]
+        per_hint = max(1, min(MAX_ROWS_PER_HINT, plan.limit // max(len(hints), 1)))
+        steps: list[dict[str, Any]] = []
+        seeded: list[PlannedRow] = []
+        dropped = 0
+        known = {d.path: d for d in self.catalog.docs.values()}
+        missing: list[str] = []
+        for hint in hints:
+            if hint in known and not self.path_allowed(hint, plan):
+                steps.append({"step": EXACT, "hint": hint, "rows": [], "filtered": True})
+            elif hint in known:
+                got = self._seed_path(hint, plan, vec, sparse, per_hint)
+                kept = [(p, s) for p, s in got if self.passes(p.payload, plan)]
+                dropped += len(got) - len(kept)
+                seeded.extend(PlannedRow(p.payload, s, EXACT, hint) for p, s in kept)
+                steps.append(
+                    {"step": EXACT, "hint": hint, "rows": [p.payload["chunk_id"] for p, _ in kept]}
+                )
+            else:
+                missing.append(hint)
+        for hint in missing:
+            needle = hint.lower()
+            name = needle.rsplit("/", 1)[-1]
+            paths = [p for p in known if needle in p.lower() and self.path_allowed(p, plan)]
+            paths.sort(key=lambda p: (p.lower().rsplit("/", 1)[-1] != name, len(p), p))
+            paths = paths[:MAX_SUBSTRING_PATHS]
+            got_ids: list[str] = []
+            for path in paths:
+                got = self._seed_path(path, plan, vec, sparse, max(1, per_hint - 1))
+                kept = [(p, s) for p, s in got if self.passes(p.payload, plan)]
+                dropped += len(got) - len(kept)
+                seeded.extend(PlannedRow(p.payload, s, SUBSTRING, hint) for p, s in kept)
+                got_ids.extend(p.payload["chunk_id"] for p, _ in kept)
+            steps.append({"step": SUBSTRING, "hint": hint, "paths": paths, "rows": got_ids})
+
+        # hybrid over the plan's layers under the hard filters
+        want = plan.limit * 4
+        pool = max(plan.limit * 8, 64)
+        candidates: dict[str, StoredPoint] = {}
+        for prefix in self._prefix_groups(plan):
+            where = self._base_where(plan)
+            if prefix is not None:
+                where = where.and_(Prefix("path", prefix))
+            for p in self._fused(vec, sparse, where, want, pool):
+                old = candidates.get(p.id)
+                if old is None or (p.score or 0.0) > (old.score or 0.0):
+                    candidates[p.id] = p
+        hybrid: list[tuple[float, int, StoredPoint]] = []
+        ordered = sorted(candidates.values(), key=lambda p: -(p.score or 0.0))
+        for i, p in enumerate(ordered):
+            if not self.engine_filters_hold(p.payload, plan):
+                dropped += 1
+                continue
+            if self.excluded_by_pattern(p.payload, plan):
+                continue
+            hybrid.append(((p.score or 0.0) + self.boost(p.payload, plan), i, p))
+        hybrid.sort(key=lambda t: (-t[0], t[1]))
+        steps.append({"step": HYBRID, "candidates": len(hybrid)})
+
+        rows: list[PlannedRow] = []
+        seen: set[str] = set()
+        per_doc: dict[str, int] = {}
+        omitted: list[str] = []
+        for row in seeded:
+            if row.chunk_id in seen or len(rows) >= plan.limit:
+                if row.chunk_id not in seen:
+                    omitted.append(row.chunk_id)
+                continue
+            seen.add(row.chunk_id)
+            rows.append(row)
+            doc = str(row.payload.get("doc_id"))
+            per_doc[doc] = per_doc.get(doc, 0) + 1
+        for score, _, p in hybrid:
+            cid = str(p.payload.get("chunk_id"))
+            if cid in seen:
+                continue
+            doc = str(p.payload.get("doc_id"))
+            if len(rows) >= plan.limit or per_doc.get(doc, 0) >= self.max_per_doc:
+                omitted.append(cid)
+                continue
+            seen.add(cid)
+            per_doc[doc] = per_doc.get(doc, 0) + 1
+            rows.append(PlannedRow(p.payload, score, HYBRID))
+        steps[-1]["rows"] = [r.chunk_id for r in rows if r.step == HYBRID]
+        if dropped:
+            log.warning("plan executor: %d row(s) failed the Python-side filter check", dropped)
+        return Execution(
+            rows=rows, steps=steps, omitted=omitted[:MAX_OMITTED], dropped_by_checks=dropped
+        )
+
+
+__all__ = [
+    "EXACT",
+    "HYBRID",
+    "SUBSTRING",
+    "Execution",
+    "PlanExecutor",
+    "PlannedRow",
+    "cover_prefixes",
+]

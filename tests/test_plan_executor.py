@@ -1,0 +1,271 @@
+"""The plan executor and the planner end to end, over real Qdrant Edge with the fake embedder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from sectio import Sectio, Settings
+from sectio.cli import cli
+from sectio.contract.profile import load_profile
+from sectio.errors import ConfigError
+from sectio.ingest.loader import load_records
+from sectio.ingest.markdown import read_markdown
+from sectio.plan import answer, plan_question
+from sectio.plan.executor import EXACT, HYBRID, SUBSTRING, PlanExecutor
+from sectio.plan.models import Layer, PlanProfile, RetrievalPlan
+from sectio.plan.planner import planner_for
+
+COLL = "docs"
+FILES = {
+    "docs/api/orders.md": (
+        "# Orders API\n\nThe orders endpoint lists and creates orders.\n\n"
+        "## List orders\n\n`GET /api/v1/orders` returns every order of the shop.\n\n"
+        "## Create an order\n\n`POST /api/v1/orders` creates an order from a cart.\n"
+    ),
+    "docs/api/invoices.md": "# Invoices API\n\n`GET /api/v1/invoices` lists invoices of orders.\n",
+    "docs/architecture/overview.md": (
+        "# Architecture Overview\n\nThe shop has an orders service, a billing service and a "
+        "checkout worker. See [orders](../api/orders.md).\n"
+    ),
+    "docs/logic/checkout-flow.md": (
+        "# Checkout Flow\n\nHow an order is placed.\n\n1. Validate the cart\n2. Reserve stock\n"
+        "3. Create the order\n4. Send the invoice\n"
+    ),
+    "docs/domains/billing/invoice.md": (
+        "# Invoice\n\nAn **Invoice** is the bill of one order, sent after checkout.\n"
+    ),
+    "docs/domains/billing/refunds.md": "# Refunds\n\nA refund reverses an invoice of an order.\n",
+    "docs/guide/testing-orders.md": "# Testing orders\n\nHow to test the orders endpoint.\n",
+    "docs/guide/orders-howto.md": "# Orders how-to\n\nPlace orders, list orders, cancel orders.\n",
+}
+
+
+def make_corpus(root: Path, files: dict[str, str] = FILES) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def docs_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One ingested docs collection for the module (the tests only read it)."""
+    root = tmp_path_factory.mktemp("plan")
+    with Sectio(Settings(home=root / "home", embedder="fake")) as sx:
+        sx.ingest(make_corpus(root / "corpus"), fmt="markdown", collection=COLL)
+    return root / "home"
+
+
+@pytest.fixture
+def docs_sectio(docs_home: Path) -> Iterator[Sectio]:
+    sx = Sectio(Settings(home=docs_home, embedder="fake"))
+    yield sx
+    sx.close()
+
+
+def executor(sx: Sectio, tenant: str = "default") -> PlanExecutor:
+    coll = sx.collection(COLL)
+    return PlanExecutor(coll, sx.embedder, planner_for(sx).catalog(coll, tenant), tenant)
+
+
+def plan(
+    layers: tuple[Layer, ...] = (Layer.D1_DOCUMENT_CATALOG, Layer.D0_DOC_CHUNKS),
+    limit: int = 8,
+    **filters: Any,
+) -> RetrievalPlan:
+    filters.setdefault("target_doc_hints", [])
+    return RetrievalPlan(
+        profile=PlanProfile.SUMMARY_GENERIC, layers=layers, limit=limit, filters=filters
+    )
+
+
+def test_exact_seed_comes_first(docs_sectio: Sectio) -> None:
+    ex = executor(docs_sectio).execute(
+        plan(target_doc_hints=["docs/logic/checkout-flow.md"]), "how are orders listed"
+    )
+    first = ex.rows[0]
+    assert first.step == EXACT and first.chunk_id == "d1:docs/logic/checkout-flow.md"
+    seeds = [r for r in ex.rows if r.step == EXACT]
+    assert all(r.payload["path"] == "docs/logic/checkout-flow.md" for r in seeds)
+    assert ex.rows.index(seeds[-1]) == len(seeds) - 1  # all seeds before any hybrid row
+    assert any(r.step == HYBRID for r in ex.rows)
+    assert ex.steps[0] == {
+        "step": EXACT,
+        "hint": "docs/logic/checkout-flow.md",
+        "rows": [r.chunk_id for r in seeds],
+    }
+
+
+def test_substring_fallback_for_hints_that_name_no_document(docs_sectio: Sectio) -> None:
+    ex = executor(docs_sectio).execute(plan(target_doc_hints=["billing/invoice"]), "what is billed")
+    sub = [r for r in ex.rows if r.step == SUBSTRING]
+    assert sub and {r.payload["path"] for r in sub} == {"docs/domains/billing/invoice.md"}
+    step = next(s for s in ex.steps if s["step"] == SUBSTRING)
+    assert step["paths"] == ["docs/domains/billing/invoice.md"]
+    # a bare word matches several paths: the file name comes first, then shorter paths
+    ex = executor(docs_sectio).execute(plan(target_doc_hints=["orders"]), "orders")
+    step = next(s for s in ex.steps if s["step"] == SUBSTRING)
+    assert step["paths"] == [
+        "docs/api/orders.md",
+        "docs/guide/orders-howto.md",
+        "docs/guide/testing-orders.md",
+    ]
+
+
+def test_rows_are_unique_and_cut_to_the_limit(docs_sectio: Sectio) -> None:
+    ex = executor(docs_sectio).execute(
+        plan(limit=5, target_doc_hints=["docs/api/orders.md", "docs/api/orders.md", "orders.md"]),
+        "orders endpoint",
+    )
+    ids = [r.chunk_id for r in ex.rows]
+    assert len(ids) == len(set(ids)) and len(ids) <= 5
+    assert ex.omitted  # more candidates than the limit
+
+
+HARD = [
+    ({"path_prefixes": ["docs/api/"]}, lambda p: p["path"].startswith("docs/api/")),
+    (
+        {"path_prefixes": ["docs/api/", "docs/logic/"]},
+        lambda p: p["path"].startswith(("docs/api/", "docs/logic/")),
+    ),
+    ({"metadata.domain": "billing"}, lambda p: p["metadata"].get("domain") == "billing"),
+    (
+        {"metadata.domain": "billing", "metadata.subdomain": "nope"},
+        lambda p: False,
+    ),
+    ({"exclude_path_prefixes": ["docs/guide/"]}, lambda p: not p["path"].startswith("docs/guide/")),
+    ({"exclude_like_patterns": ["%test%"]}, lambda p: "test" not in p["path"]),
+]
+
+
+@pytest.mark.parametrize(("filters", "ok"), HARD, ids=[json.dumps(h[0]) for h in HARD])
+def test_hard_filters_are_never_violated(
+    docs_sectio: Sectio, filters: dict[str, Any], ok: Any
+) -> None:
+    hints = ["docs/guide/orders-howto.md", "docs/api/orders.md", "invoice", "testing"]
+    for layers in ((Layer.D1_DOCUMENT_CATALOG, Layer.D0_DOC_CHUNKS), tuple(Layer)):
+        ex = executor(docs_sectio).execute(
+            plan(layers=layers, limit=30, target_doc_hints=hints, **filters), "orders invoice test"
+        )
+        assert all(ok(r.payload) for r in ex.rows), [r.payload["path"] for r in ex.rows]
+        assert all(r.payload["layer"] in {layer.value for layer in layers} for r in ex.rows)
+        assert ex.dropped_by_checks == 0  # the engine applied them; Python only re-checked
+
+
+def test_soft_preferences_change_order_only(docs_sectio: Sectio) -> None:
+    q = "orders"
+    base = executor(docs_sectio).execute(plan(limit=60), q)
+    for prefs in (
+        {"prefer_like_patterns": ["%checkout%"]},
+        {"prefer_path_prefixes": ["docs/domains/", "docs/"]},
+        {"prefer_non_tests": True},
+    ):
+        boosted = executor(docs_sectio).execute(plan(limit=60, **prefs), q)
+        assert {r.chunk_id for r in boosted.rows} == {r.chunk_id for r in base.rows}
+    boosted = executor(docs_sectio).execute(plan(limit=60, prefer_like_patterns=["%checkout%"]), q)
+
+    def first(rows: list, path: str) -> int:
+        return next(i for i, r in enumerate(rows) if r.payload["path"] == path)
+
+    assert first(boosted.rows, "docs/logic/checkout-flow.md") < first(
+        base.rows, "docs/logic/checkout-flow.md"
+    )
+    tests = executor(docs_sectio).execute(plan(limit=60, prefer_non_tests=True), q)
+    assert first(tests.rows, "docs/guide/testing-orders.md") >= first(
+        base.rows, "docs/guide/testing-orders.md"
+    )
+
+
+def test_answer_end_to_end(docs_sectio: Sectio) -> None:
+    result = answer(docs_sectio, "Where is checkout-flow.md?", collection=COLL, tenant="default")
+    assert result.route == "docs_plan"
+    assert result.decision == "ANSWERABLE" and result.reason == "grounded_evidence_available"
+    assert result.evidence[0].doc_id == "docs/logic/checkout-flow.md"
+    assert result.resolved_doc_id == "docs/logic/checkout-flow.md"
+    ev = result.evidence[0].model_dump()
+    assert ev["plan_step"] == EXACT and ev["layer"] == "D1"
+    assert result.details["plan"]["profile"] == "file_lookup"
+    assert result.details["route"]["subintent"] == "FIND_FILES"
+    assert [s["step"] for s in result.details["steps"]] == [EXACT, HYBRID]
+    assert all(e.source_refs for e in result.evidence)
+    assert [e.rank for e in result.evidence] == list(range(1, len(result.evidence) + 1))
+
+
+def test_api_question_reads_the_fact_layer(docs_sectio: Sectio) -> None:
+    result = answer(
+        docs_sectio, "What does POST /api/v1/orders do?", collection=COLL, tenant="default"
+    )
+    assert result.details["plan"]["profile"] == "docs_summary_api_endpoint"
+    layers = {e.model_dump()["layer"] for e in result.evidence}
+    assert layers <= {"D1", "D2", "D0"} and "D2" in layers
+    assert result.evidence[0].doc_id == "docs/api/orders.md"
+
+
+def test_catalog_is_loaded_once_per_open_collection(docs_sectio: Sectio) -> None:
+    planner = planner_for(docs_sectio)
+    before = planner.catalogs.loads
+    answer(docs_sectio, "orders", collection=COLL, tenant="default")
+    answer(docs_sectio, "invoices", collection=COLL, tenant="default")
+    assert planner.catalogs.loads == before + 1
+    docs_sectio.release(COLL)
+    answer(docs_sectio, "orders", collection=COLL, tenant="default")
+    assert planner.catalogs.loads == before + 2
+
+
+def test_empty_question_is_refused(docs_sectio: Sectio) -> None:
+    with pytest.raises(ConfigError):
+        answer(docs_sectio, "  ", collection=COLL, tenant="default")
+
+
+def test_tenants_never_mix(sectio: Sectio, tmp_path: Path) -> None:
+    a = make_corpus(tmp_path / "a", {"docs/a/orders.md": "# Orders\n\nAcme orders.\n"})
+    b = make_corpus(tmp_path / "b", {"docs/b/orders.md": "# Orders B\n\nBeta orders.\n"})
+    records = read_markdown(a, tenant="acme") + read_markdown(b, tenant="beta")
+    load_records(sectio.backend, COLL, records, sectio.embedder, load_profile("docs"))
+    result = answer(sectio, "Where is docs/b/orders.md?", collection=COLL, tenant="acme")
+    assert result.evidence and all(e.tenant == "acme" for e in result.evidence)
+    assert not any(
+        s.get("hint") == "docs/b/orders.md" and s["rows"] for s in result.details["steps"]
+    )
+    assert all(e.doc_id == "docs/a/orders.md" for e in result.evidence)
+    catalog = planner_for(sectio).catalog(sectio.collection(COLL), "beta")
+    assert set(catalog.docs) == {"docs/b/orders.md"}
+
+
+def test_plan_question_without_a_collection() -> None:
+    route, p = plan_question(None, "Which page documents GET /api/v1/orders?")
+    assert p.profile == PlanProfile.FILE_LOOKUP
+    assert p.filters["path_prefixes"] == ["docs/api/", "docs/"]
+    assert route.anchors.endpoint_paths == ("/api/v1/orders",)
+
+
+def test_cli_plan(docs_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECTIO_HOME", str(docs_home))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    runner = CliRunner()
+    out = runner.invoke(cli, ["plan", "Where is checkout-flow.md?", "--json", "--collection", COLL])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["route"]["anchors"]["target_doc_hints"] == ["docs/logic/checkout-flow.md"]
+    assert data["plan"]["profile"] == "file_lookup"
+    assert data["plan"]["filters"]["path_prefixes"] == ["docs/logic/"]
+    human = runner.invoke(cli, ["plan", "How does the checkout flow work?", "--collection", COLL])
+    assert human.exit_code == 0 and "profile" in human.output
+    missing = runner.invoke(cli, ["plan", "GET /api/v1/x", "--collection", "nope", "--json"])
+    assert (
+        missing.exit_code == 0
+        and json.loads(missing.output)["plan"]["profile"] == "docs_summary_api_endpoint"
+    )
+
+
+@pytest.mark.skipif(not hasattr(Sectio, "ask"), reason="Sectio.ask is not in this build")
+def test_sectio_ask_delegates_to_the_planner(docs_sectio: Sectio) -> None:
+    result = docs_sectio.ask("Where is checkout-flow.md?", collection=COLL, tenant="default")
+    assert result.route == "docs_plan"
+    assert result.evidence[0].doc_id == "docs/logic/checkout-flow.md"
