@@ -156,3 +156,13 @@ def test_profile_errors_are_clear(tmp_path: Path) -> None:
         load_profile(bad)
     with pytest.raises(ProfileError, match="not a shipped profile"):
         load_profile("no_such_profile")
+
+
+def test_tenant_for_beir_sources_prefixes_ids(tmp_path: Path, small_corpus: Path) -> None:
+    path = write_jsonl(tmp_path / "beir.jsonl", [{"_id": "1", "title": "T", "text": "body"}])
+    [record] = read_source(path, tenant="acme").records
+    assert (record.tenant, record.chunk_id, record.doc_id) == ("acme", "acme:1", "1")
+    [plain] = read_source(path).records
+    assert (plain.tenant, plain.chunk_id) == ("default", "1")
+    with pytest.raises(ContractError, match="carry their own tenant"):
+        read_source(small_corpus, tenant="acme")

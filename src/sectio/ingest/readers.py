@@ -166,11 +166,16 @@ def read_source(
     *,
     max_tokens: int = 256,
     count: TokenCounter = approx_tokens,
+    tenant: str | None = None,
 ) -> ReadResult:
     """Read any supported source into validated records.
 
+    ``tenant`` assigns the records of a BEIR or Markdown source to a tenant; their
+    chunk ids then get a ``<tenant>:`` prefix so two tenants can load the same
+    source into one collection. Chunk records carry their own ``tenant`` field.
+
     Raises:
-        ContractError: unknown format or unreadable source.
+        ContractError: unknown format, unreadable source, ``tenant`` with chunk records.
         RecordError: first invalid record.
     """
     fmt = fmt or detect_format(path)
@@ -178,12 +183,26 @@ def read_source(
         raise ContractError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if not path.exists():
         raise ContractError(f"{path}: no such file or folder")
+    if tenant is not None and fmt == "chunks":
+        raise ContractError(
+            "--tenant is for beir and markdown sources; chunk records carry their own tenant"
+        )
     readers: dict[str, Callable[[], list[ChunkRecord]]] = {
         "chunks": lambda: read_chunks(path),
         "beir": lambda: read_beir(path, max_tokens=max_tokens, count=count),
         "markdown": lambda: _read_markdown(path, max_tokens, count),
     }
-    return ReadResult(records=readers[fmt](), format=fmt, source=str(path))
+    records = readers[fmt]()
+    if tenant is not None and tenant != "default":
+        records = [_for_tenant(r, tenant) for r in records]
+    return ReadResult(records=records, format=fmt, source=str(path))
+
+
+def _for_tenant(record: ChunkRecord, tenant: str) -> ChunkRecord:
+    update: dict[str, object] = {"tenant": tenant, "chunk_id": f"{tenant}:{record.chunk_id}"}
+    if record.parent_id:
+        update["parent_id"] = f"{tenant}:{record.parent_id}"
+    return record.model_copy(update=update)
 
 
 def _read_markdown(path: Path, max_tokens: int, count: TokenCounter) -> list[ChunkRecord]:

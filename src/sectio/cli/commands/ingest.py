@@ -26,6 +26,7 @@ from sectio.ingest.readers import FORMATS
 @click.option(
     "--replace", is_flag=True, help="Load a changed corpus as a new version, switched atomically."
 )
+@click.option("--tenant", default=None, help="Tenant of a BEIR or Markdown source.")
 @collection_option
 @json_option
 @pass_state
@@ -35,6 +36,7 @@ def ingest(
     fmt: str | None,
     profile: str | None,
     replace: bool,
+    tenant: str | None,
     collection: str,
     as_json: bool,
 ) -> None:
@@ -47,6 +49,7 @@ def ingest(
             profile=profile,
             collection=collection,
             replace=replace,
+            tenant=tenant,
             progress=progress,
         )
     finally:
