@@ -50,6 +50,14 @@ def test_free_form_orders_a_known_documents_chunks_and_packs_them(sx: Sectio) ->
     assert result.decision == "ANSWERABLE"
 
 
+def test_turn_type_free_form_skips_the_section_phrases(sx: Sectio) -> None:
+    result = sx.ask(
+        "metformin side effects", collection="en", tenant="default", turn_type="free_form"
+    )
+    assert result.route == "free_form" and result.resolved_doc_id == "metformin"
+    assert sx.ask("metformin side effects", collection="en", tenant="default").route == "section"
+
+
 def test_packing_never_cuts_a_chunk_and_lists_what_it_left_out(sx: Sectio) -> None:
     stored = {e.chunk_id: e.text for e in sx.chunks(collection="en", tenant="default")}
     count = sx.embedder.count_tokens

@@ -161,6 +161,8 @@ class Router:
         route, evidence, omitted = "", [], []
         resolved_section: str | None = None
         overview = turn_type in ("overview", "drug_overview")
+        if turn_type == "free_form" and not section_key:
+            section = None  # the caller asked for a free-form answer: phrases do not route
         if doc and section and not overview:
             evidence = section_evidence(
                 self.collection.index,
@@ -177,7 +179,8 @@ class Router:
                 evidence += [e for e in pooled.evidence if e.chunk_id not in have]
             else:
                 details["section_fallback"] = {"section_key": section, "why": "section_absent"}
-        if not route and doc and (overview or (section is None and is_bare(text, spans))):
+        bare = turn_type != "free_form" and section is None and is_bare(text, spans)
+        if not route and doc and (overview or bare):
             route = "overview"
             intro = overview_evidence(
                 self.collection.index,
