@@ -115,3 +115,12 @@ def test_demo_runs_offline_with_the_real_model(tmp_path: Path) -> None:
     assert data["ingest"]["collection_count"] == data["ingest"]["chunks_read"] > 200
     first = data["searches"][0]
     assert first["hits"][0]["doc_id"] == "metformin"
+    # the routed answer names the document and the section, whole and in order
+    answer = data["answers"][0]
+    assert (answer["resolved_doc_id"], answer["resolved_section_key"]) == (
+        "metformin",
+        "indications_and_usage",
+    )
+    assert answer["decision"] == "ANSWERABLE" and answer["route"] == "section"
+    parts = [e["part_index"] for e in answer["evidence"]]
+    assert parts == sorted(parts) and parts[0] == 0

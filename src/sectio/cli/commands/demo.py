@@ -1,10 +1,11 @@
-"""``sectio demo``: ingest the shipped drug-label corpus and run a few questions."""
+"""``sectio demo``: ingest the shipped drug-label corpus, then ask and search it."""
 
 from __future__ import annotations
 
 import click
 
 from sectio.cli.base import Context, cli, emit_json, json_option, note, pass_state
+from sectio.cli.commands.ask import print_result
 from sectio.cli.commands.search import print_hits
 from sectio.demo import DEMO_COLLECTION, DEMO_PROFILE, DEMO_QUERIES, demo_corpus_path
 from sectio.ingest.loader import tty_progress
@@ -17,7 +18,7 @@ from sectio.ingest.loader import tty_progress
 @json_option
 @pass_state
 def demo(state: Context, collection: str, as_json: bool) -> None:
-    """Load the shipped US drug-label sample and show what retrieval returns."""
+    """Load the shipped US drug-label sample; show routed answers next to plain search."""
     path = demo_corpus_path()
     progress, done = tty_progress("demo ingest", enabled=None if not as_json else False)
     try:
@@ -31,13 +32,16 @@ def demo(state: Context, collection: str, as_json: bool) -> None:
         )
     finally:
         done()
-    results = [
-        state.sectio.search(q, collection=collection, top_k=3, tenant="default")
-        for q in DEMO_QUERIES
-    ]
+    s = state.sectio
+    answers = [s.ask(q, collection=collection, tenant="default") for q in DEMO_QUERIES]
+    searches = [s.search(q, collection=collection, top_k=3, tenant="default") for q in DEMO_QUERIES]
     if as_json:
         emit_json(
-            {"ingest": report.as_dict(), "searches": [r.model_dump(mode="json") for r in results]}
+            {
+                "ingest": report.as_dict(),
+                "answers": [r.model_dump(mode="json") for r in answers],
+                "searches": [r.model_dump(mode="json") for r in searches],
+            }
         )
         return
     note(
@@ -45,6 +49,8 @@ def demo(state: Context, collection: str, as_json: bool) -> None:
         f"({report.embeddings_computed} embedded, {report.embeddings_cached} cached) "
         f"in {report.seconds:.1f} s under {state.settings.home}"
     )
-    for q, r in zip(DEMO_QUERIES, results, strict=True):
-        click.echo(f"\n$ sectio search {q!r} --collection {collection}")
-        print_hits(r)
+    for q, answer, hits in zip(DEMO_QUERIES, answers, searches, strict=True):
+        click.echo(f"\n$ sectio ask {q!r} --collection {collection}")
+        print_result(answer)
+        click.echo(f"\n$ sectio search {q!r} --collection {collection} --top-k 3")
+        print_hits(hits)
