@@ -313,6 +313,33 @@ def test_factory_chooses_one_adapter(tmp_path: Path) -> None:
     assert isinstance(remote, ServerBackend) and remote.kind == "qdrant" and not remote.local
 
 
+def test_server_collection_params() -> None:
+    from qdrant_client import models as m
+
+    from sectio.index.port import IndexSpec
+    from sectio.index.server_index import collection_params, payload_indexes
+
+    plain = collection_params(IndexSpec(dimensions=384))
+    assert plain["quantization_config"] is None and plain["vectors_config"]["dense"].on_disk is None
+    assert plain["sparse_vectors_config"]["bm25"].modifier == m.Modifier.IDF
+    assert "sharding_method" not in plain
+    q = collection_params(
+        IndexSpec(dimensions=384, quantization="int8"),
+        sharding=Sharding(("big",)),
+        shard_number=2,
+        replication_factor=2,
+    )
+    assert q["quantization_config"].scalar.type == m.ScalarType.INT8
+    assert q["vectors_config"]["dense"].on_disk is True  # originals on disk, int8 in RAM
+    assert q["sharding_method"] == m.ShardingMethod.CUSTOM
+    assert (q["shard_number"], q["replication_factor"]) == (2, 2)
+    indexes = dict(payload_indexes())
+    assert indexes["tenant"].is_tenant is True
+    assert indexes["path"].prefix is True
+    assert indexes["text"].phrase_matching is True and indexes["text"].ascii_folding is True
+    assert indexes["part_index"].range is True
+
+
 def test_sharding_routes_tenants() -> None:
     s = Sharding(tenant_keys=("big",))
     assert s.all_keys == ("big", SHARED_SHARD_KEY)

@@ -206,6 +206,22 @@ class IndexContract:
         assert backend.point_count(NAME) == len(new.points)
         assert backend.list_collections() == [NAME]
 
+    def test_an_open_index_keeps_answering_across_a_replace(
+        self, backend: IndexBackend, corpus: Corpus
+    ) -> None:
+        """A reader opened before another writer's replace still answers (old or new data)."""
+        load(backend, corpus)
+        reader = backend.open(NAME)
+        try:
+            new = make_corpus(make_records(n_docs=2), seed=11)
+            load(backend, new)
+            count = reader.count()
+            assert count in (len(corpus.points), len(new.points))
+            hits = reader.search_dense(corpus.dense_of("doc0#warnings#0"), 3)
+            assert len(hits) == 3
+        finally:
+            reader.close()
+
     def test_in_place_load_writes_the_live_collection(
         self, backend: IndexBackend, corpus: Corpus
     ) -> None:
@@ -305,6 +321,11 @@ class IndexContract:
         assert hits[0].payload == corpus.payloads[me]
         high = index.search_dense(corpus.dense_of("doc2#dosage#1"), 5, score_threshold=0.99)
         assert [h.id for h in high] == [me]
+
+    def test_search_dense_without_payload(self, index: VectorIndex, corpus: Corpus) -> None:
+        hits = index.search_dense(corpus.dense_of("doc2#dosage#1"), 3, with_payload=False)
+        assert len(hits) == 3 and hits[0].id == point_id_for("doc2#dosage#1")
+        assert all(h.payload == {} for h in hits)
 
     def test_search_dense_filtered(self, index: VectorIndex, corpus: Corpus) -> None:
         where = Where.of(Eq("section_key", "warnings"))

@@ -139,6 +139,8 @@ def collection_params(
     """Keyword arguments of ``create_collection`` for a collection of ``spec``."""
     if spec.distance != "Cosine":
         raise IndexError_(f"distance {spec.distance!r} is not supported (Cosine only)")
+    # int8: the quantized copy stays in RAM (searched), the float32 originals go on disk
+    # (read only to rescore the top candidates): the memory saving int8 is for.
     quant = None
     if spec.quantization == "int8":
         quant = m.ScalarQuantization(
@@ -147,7 +149,13 @@ def collection_params(
             )
         )
     params: dict[str, Any] = {
-        "vectors_config": {DENSE: m.VectorParams(size=spec.dimensions, distance=m.Distance.COSINE)},
+        "vectors_config": {
+            DENSE: m.VectorParams(
+                size=spec.dimensions,
+                distance=m.Distance.COSINE,
+                on_disk=True if quant is not None else None,
+            )
+        },
         "sparse_vectors_config": {
             name: m.SparseVectorParams(modifier=m.Modifier.IDF) for name in spec.sparse_names
         },

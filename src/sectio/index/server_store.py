@@ -19,6 +19,10 @@ switches the alias in one ``update_collection_aliases`` call only when it is
 complete; then the old version is dropped. A plain collection called ``name``
 (made by something other than sectio) is read as the live version; replacing
 it deletes it before the alias is created (not atomic, said here once).
+
+An open collection reads through the alias, so a switch made by another process
+(``sectio ingest --replace`` while API processes serve) is seen by every reader
+at once; each reader's manifest is refreshed by its readiness check.
 """
 
 from __future__ import annotations
@@ -265,8 +269,12 @@ class ServerBackend:
             spec = spec_from_manifest(Manifest.model_validate(record["manifest"]))
             if record.get("shard_keys"):
                 sharding = Sharding(tuple(record["shard_keys"]))
+        # reads go through the alias (``name``), not the version it points at: after a
+        # switch by another process, an open index answers from the new version at once
+        # instead of failing on the dropped one (its manifest is refreshed by the
+        # readiness check, see docs/deploy.md).
         return ServerIndex(
-            self.client, target, spec, sharding=sharding, optimize_timeout_s=self.timeout_s
+            self.client, name, spec, sharding=sharding, optimize_timeout_s=self.timeout_s
         )
 
     def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> _ServerLoadTarget:
