@@ -20,6 +20,7 @@ from sectio.cli import main
 from sectio.errors import (
     ConfigError,
     CorpusMismatch,
+    IndexError_,
     ManifestMismatch,
     ManifestMissing,
     NotAvailable,
@@ -311,6 +312,8 @@ def test_factory_chooses_one_adapter(tmp_path: Path) -> None:
         )
     remote = build_backend(Settings(home=tmp_path, qdrant_url="http://127.0.0.1:1"))
     assert isinstance(remote, ServerBackend) and remote.kind == "qdrant" and not remote.local
+    with pytest.raises(IndexError_, match=r"http://127.0.0.1:1"):  # refused: one clear line
+        remote.list_collections()
 
 
 def test_server_collection_params() -> None:

@@ -16,14 +16,19 @@ fan out to every shard.
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
+import grpc
+import httpx
 from qdrant_client import QdrantClient
 from qdrant_client import models as m
+from qdrant_client.http.exceptions import ApiException
 
 from sectio.errors import IndexError_
 from sectio.index.edge import FLAG_FIELDS, KEYWORD_FIELDS, RESERVED, engine_payload, flag_key
@@ -65,6 +70,33 @@ class Sharding:
             if isinstance(cond, Eq) and cond.key == "tenant" and isinstance(cond.value, str):
                 return self.key_for(cond.value)
         return None
+
+
+@contextmanager
+def engine_errors(what: str) -> Iterator[None]:
+    """Translate qdrant-client's transport and API errors into :class:`IndexError_`."""
+    try:
+        yield
+    except (ApiException, httpx.HTTPError, grpc.RpcError) as exc:
+        detail = " ".join(str(exc).split())[:300]
+        raise IndexError_(f"{what}: {type(exc).__name__}: {detail}") from exc
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def translated(fn: Callable[P, R]) -> Callable[P, R]:
+    """Decorator: the call's qdrant-client errors become :class:`IndexError_` (one line)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        where = getattr(args[0], "endpoint", None) if args else None
+        what = f"Qdrant {fn.__name__.lstrip('_')} failed" + (f" ({where})" if where else "")
+        with engine_errors(what):
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def _match_condition(cond: Condition) -> m.Condition:
@@ -239,6 +271,11 @@ class ServerIndex:
         self.optimize_timeout_s = optimize_timeout_s
 
     @property
+    def endpoint(self) -> str:
+        """What error messages name: the collection."""
+        return f"collection {self.collection!r}"
+
+    @property
     def client(self) -> QdrantClient:
         if self._client is None:
             raise IndexError_(f"collection {self.collection!r} is closed")
@@ -279,6 +316,7 @@ class ServerIndex:
         return self.sharding.read_selector(where) if self.sharding else None
 
     # --- writes -----------------------------------------------------------------
+    @translated
     def upsert(self, points: Sequence[PointData]) -> None:
         groups: dict[str | None, list[m.PointStruct]] = {}
         for p in points:
@@ -294,6 +332,7 @@ class ServerIndex:
         for key, batch in groups.items():
             self.client.upsert(self.collection, batch, wait=True, shard_key_selector=key)
 
+    @translated
     def optimize(self) -> None:
         """Wait (bounded) until the server has finished indexing; local mode returns at once."""
         deadline = time.monotonic() + self.optimize_timeout_s
@@ -310,6 +349,7 @@ class ServerIndex:
         self._client = None
 
     # --- reads --------------------------------------------------------------------
+    @translated
     def count(self, where: Where | None = None) -> int:
         return int(
             self.client.count(
@@ -320,6 +360,7 @@ class ServerIndex:
             ).count
         )
 
+    @translated
     def scroll(
         self,
         where: Where | None,
@@ -341,6 +382,7 @@ class ServerIndex:
             str(next_offset) if next_offset is not None else None,
         )
 
+    @translated
     def retrieve(self, ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
         if not ids:
             return []
@@ -349,6 +391,7 @@ class ServerIndex:
         )
         return [_stored(r, with_vectors) for r in records]
 
+    @translated
     def search_dense(
         self,
         vector: DenseVector,
@@ -370,6 +413,7 @@ class ServerIndex:
         )
         return [_stored(h) for h in res.points]
 
+    @translated
     def search_sparse(
         self,
         name: str,
@@ -391,6 +435,7 @@ class ServerIndex:
         )
         return [_stored(h) for h in res.points]
 
+    @translated
     def search_fused(
         self,
         dense: DenseVector | None,

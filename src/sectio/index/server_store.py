@@ -49,7 +49,7 @@ from sectio.index.edge_store import spec_from_manifest
 from sectio.index.ids import POINT_NAMESPACE
 from sectio.index.manifest import Manifest
 from sectio.index.port import IndexSpec
-from sectio.index.server_index import ServerIndex, Sharding
+from sectio.index.server_index import ServerIndex, Sharding, translated
 
 #: The fixed id of the live manifest point in the sidecar (seed 003's value).
 MANIFEST_POINT_ID = "00000000-0000-5000-8000-000000000001"
@@ -135,9 +135,11 @@ class ServerBackend:
             raise IndexError_(f"invalid collection name {name!r} (no '/', no '__')")
         return name
 
+    @translated
     def _aliases(self) -> dict[str, str]:
         return {a.alias_name: a.collection_name for a in self.client.get_aliases().aliases}
 
+    @translated
     def _collections(self) -> set[str]:
         return {c.name for c in self.client.get_collections().collections}
 
@@ -153,6 +155,7 @@ class ServerBackend:
         return name + MANIFEST_SUFFIX
 
     # --- sidecar records ----------------------------------------------------------
+    @translated
     def _record(self, name: str, version: str) -> dict[str, Any] | None:
         sidecar = self._sidecar(name)
         if not self.client.collection_exists(sidecar):
@@ -163,6 +166,7 @@ class ServerBackend:
                 return dict(found[0].payload or {})
         return None
 
+    @translated
     def _write_record(
         self,
         name: str,
@@ -191,6 +195,7 @@ class ServerBackend:
             wait=True,
         )
 
+    @translated
     def _switch(self, name: str, version: str) -> None:
         """Point alias ``name`` at ``version`` (one atomic call), then drop the old version."""
         old = self._resolve(name)
@@ -215,6 +220,7 @@ class ServerBackend:
         if old is not None and old != version:
             self._discard_version(name, old)
 
+    @translated
     def _discard_version(self, name: str, version: str) -> None:
         if version != name:
             self.client.delete_collection(version)
@@ -230,6 +236,7 @@ class ServerBackend:
             self.client.delete_collection(sidecar)
 
     # --- IndexBackend ---------------------------------------------------------------
+    @translated
     def list_collections(self) -> list[str]:
         names = {
             alias
@@ -239,9 +246,11 @@ class ServerBackend:
         names |= {c for c in self._collections() if "__" not in c}
         return sorted(names)
 
+    @translated
     def exists(self, name: str) -> bool:
         return self._resolve(name) is not None
 
+    @translated
     def read_manifest(self, name: str) -> Manifest | None:
         target = self._resolve(name)
         if target is None:
@@ -254,10 +263,12 @@ class ServerBackend:
         except Exception as exc:
             raise IndexError_(f"manifest of {name!r} is unreadable: {exc}") from exc
 
+    @translated
     def point_count(self, name: str) -> int:
         target = self._resolve(name)
         return 0 if target is None else int(self.client.count(target, exact=True).count)
 
+    @translated
     def open(self, name: str) -> ServerIndex:
         target = self._resolve(name)
         if target is None:
@@ -304,6 +315,7 @@ class ServerBackend:
         with contextlib.suppress(Exception):  # the original error is the one to report
             self.client.delete_collection(collection)
 
+    @translated
     def drop(self, name: str) -> None:
         if self._resolve(name) is None:
             raise CollectionNotFound(f"no collection named {name!r}")
@@ -323,6 +335,11 @@ class ServerBackend:
 
     def _where(self) -> str:
         return "qdrant-client local mode" if self.local else (self.url or "the Qdrant server")
+
+    @property
+    def endpoint(self) -> str:
+        """What error messages name: the server URL (or local mode)."""
+        return self._where()
 
     # --- snapshots ------------------------------------------------------------------
     def snapshot(self, name: str, out_file: Path) -> Manifest:
