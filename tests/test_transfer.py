@@ -197,6 +197,19 @@ def test_quantization_can_change_on_the_way(tmp_path: Path) -> None:
         index.close()
 
 
+def test_a_server_collection_is_rebuilt_by_copying_it_onto_itself() -> None:
+    """Reshard / requantize: copy into a new version of the same name, switch, drop the old."""
+    server = ServerBackend(QdrantClient(":memory:"), local=True)
+    corpus = make_corpus()
+    load(server, corpus, name="c")
+    (old,) = [c.name for c in server.client.get_collections().collections if "__v" in c.name]
+    copy_collection(server, "c", server, "c", quantization="int8")
+    (new,) = [c.name for c in server.client.get_collections().collections if "__v" in c.name]
+    assert new != old and server.point_count("c") == len(corpus.points)
+    manifest = server.read_manifest("c")
+    assert manifest is not None and manifest.quantization == "int8"
+
+
 # --- the CLI ----------------------------------------------------------------------
 def _cli(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], *args: str) -> int:
     for key in ("SECTIO_QDRANT_URL", "SECTIO_QDRANT_LOCATION", "SECTIO_HOME"):
@@ -221,10 +234,13 @@ def test_cli_export_and_import(
     # a process configured on the local-mode store imports it back into its own edge home
     home2 = tmp_path / "home2"
     assert _cli(monkeypatch, {"SECTIO_HOME": str(home2)}, "import", f"local:{q}",
-                "--from-collection", "copy", "--json") == 0  # fmt: skip
+                "--from-collection", "copy", "--quantization", "int8", "--json") == 0  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert out["points"] == 6 and out["target_collection"] == "default"
-    assert EdgeBackend(home2 / "collections").point_count("default") == 6
+    arrived = EdgeBackend(home2 / "collections")
+    assert arrived.point_count("default") == 6
+    manifest = arrived.read_manifest("default")
+    assert manifest is not None and manifest.quantization == "int8"
     # errors are one line
     code = _cli(monkeypatch, {"SECTIO_HOME": str(home2)}, "import", str(tmp_path / "nowhere"))
     err = capsys.readouterr().err.strip().splitlines()

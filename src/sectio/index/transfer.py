@@ -247,6 +247,7 @@ def export_collection(
     as_name: str | None = None,
     verify: Callable[[Manifest], None] | None = None,
     replace: bool = False,
+    quantization: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> TransferReport:
     """Copy ``collection`` of the configured ``backend`` to the endpoint ``dest``."""
@@ -261,6 +262,7 @@ def export_collection(
             verify=verify,
             replace=replace,
             batch_size=settings.upsert_batch_size,
+            quantization=quantization,
             progress=progress,
         )
     return _with_ends(report, source=backend.kind, target=str(endpoint))
@@ -275,6 +277,7 @@ def import_collection(
     source_collection: str | None = None,
     verify: Callable[[Manifest], None] | None = None,
     replace: bool = False,
+    quantization: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> TransferReport:
     """Copy ``source_collection`` (default ``collection``) from the endpoint ``source``
@@ -290,6 +293,7 @@ def import_collection(
             verify=verify,
             replace=replace,
             batch_size=settings.upsert_batch_size,
+            quantization=quantization,
             progress=progress,
         )
     return _with_ends(report, source=str(endpoint), target=backend.kind)

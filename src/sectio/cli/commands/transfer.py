@@ -55,6 +55,12 @@ def _report(report: TransferReport, as_json: bool) -> None:
 @collection_option
 @click.option("--as", "as_name", default=None, help="Name at the target (default: the same).")
 @click.option("--replace", is_flag=True, help="Replace a different corpus at the target.")
+@click.option(
+    "--quantization",
+    type=click.Choice(["none", "int8"]),
+    default=None,
+    help="Vectors at the target (default: as at the source).",
+)
 @json_option
 @pass_state
 def export_(
@@ -63,6 +69,7 @@ def export_(
     collection: str,
     as_name: str | None,
     replace: bool,
+    quantization: str | None,
     as_json: bool,
 ) -> None:
     """Copy a collection (vectors, payloads, manifest) to another store, without re-embedding."""
@@ -80,6 +87,7 @@ def export_(
             as_name=as_name,
             verify=serving_gate(target_name, embedder.model_id, embedder.dimensions),
             replace=replace,
+            quantization=quantization,
             progress=progress,
         )
     finally:
@@ -97,6 +105,12 @@ def export_(
     help="Collection name at FROM (default: the same as --collection).",
 )
 @click.option("--replace", is_flag=True, help="Replace a different corpus here.")
+@click.option(
+    "--quantization",
+    type=click.Choice(["none", "int8"]),
+    default=None,
+    help="Vectors at the target (default: as at the source).",
+)
 @json_option
 @pass_state
 def import_(
@@ -105,6 +119,7 @@ def import_(
     collection: str,
     source_collection: str | None,
     replace: bool,
+    quantization: str | None,
     as_json: bool,
 ) -> None:
     """Copy a collection from FROM (URL|PATH) into the configured store, without re-embedding."""
@@ -121,6 +136,7 @@ def import_(
             source_collection=source_collection,
             verify=serving_gate(collection, embedder.model_id, embedder.dimensions),
             replace=replace,
+            quantization=quantization,
             progress=progress,
         )
     finally:
