@@ -353,9 +353,11 @@ class IndexContract:
         assert {h.id for h in fused} <= d | s
         scores = [h.score or 0.0 for h in fused]
         assert scores == sorted(scores, reverse=True)
-        # k is honoured: the best possible RRF score is 1/(k+1) per list
-        assert fused[0].score is not None and fused[0].score <= 2 / 61 + 1e-6
-        assert fused[0].id in d & s or fused[0].score <= 1 / 61 + 1e-6
+        # k is honoured: RRF gives 1/(k + rank) per list, rank from 0 (k=60: at most 1/60)
+        assert fused[0].score is not None and fused[0].score <= 2 / 60 + 1e-6
+        assert fused[0].id in d & s or fused[0].score <= 1 / 60 + 1e-6
+        (first,) = index.search_fused(dense, {}, pool, 1, None, rrf_k=60)
+        assert first.score == pytest.approx(1 / 60, rel=1e-4)
         only_dense = index.search_fused(dense, {}, pool, 3, None, rrf_k=60)
         assert [h.id for h in only_dense] == [h.id for h in index.search_dense(dense, 3)]
         assert index.search_fused(None, {}, pool, 3, None, rrf_k=60) == []
