@@ -298,3 +298,16 @@ def test_fake_embedder_is_deterministic() -> None:
     va = a.embed_documents(["aspirin dose", "metformin"])
     assert np.array_equal(va, b.embed_documents(["aspirin dose", "metformin"]))
     assert np.allclose(np.linalg.norm(va, axis=1), 1.0)
+
+
+def test_another_quantization_is_a_changed_collection(tmp_path: Path, small_corpus: Path) -> None:
+    home = tmp_path / "home"
+    with Sectio(Settings(home=home, embedder="fake")) as s:
+        s.ingest(small_corpus)
+    with Sectio(Settings(home=home, embedder="fake", quantization="int8")) as s:
+        with pytest.raises(CorpusMismatch) as info:
+            s.ingest(small_corpus)
+        assert info.value.fields == ["quantization"]
+        report = s.ingest(small_corpus, replace=True)
+        assert report.action == "replaced"
+        assert s.collection("default").manifest.quantization == "int8"

@@ -41,6 +41,7 @@ BINDING_FIELDS = (
     "profile_name",
     "profile_sha256",
     "index_text",
+    "quantization",
 )
 
 INDEX_TEXT_VERSION = "doc_title+section_title+text/v1"
