@@ -276,13 +276,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-synthetic", action="store_true")
     args = parser.parse_args(argv)
     rows: list[list[Any]] = []
+    load_before = os.getloadavg()[0]
     if not args.skip_scifact:
         rows += scifact(args)
     if not args.skip_synthetic:
         rows += synthetic(args)
     print_table(
         f"Search latency, top-{TOP_K}, single thread ({time.strftime('%Y-%m-%d')}, "
-        f"{os.cpu_count()} cores)",
+        f"{os.cpu_count()} cores, load average {load_before:.1f} -> {os.getloadavg()[0]:.1f})",
         HEADERS,
         rows,
     )

@@ -40,6 +40,21 @@ def header() -> None:
     print(f"{'configuration':<44} {' '.join(f'{c:>6}' for c in COLUMNS)}", flush=True)
 
 
+def memo_queries(s: Sectio) -> Sectio:
+    """Embed each query once across the grid (the cache keeps documents, not queries)."""
+    embedder = s.embedder
+    inner = embedder.embed_query
+    memo: dict[str, Any] = {}
+
+    def embed_query(text: str) -> Any:
+        if text not in memo:
+            memo[text] = inner(text)
+        return memo[text]
+
+    embedder.embed_query = embed_query  # type: ignore[method-assign]
+    return s
+
+
 def run_eval(
     s: Sectio, args: argparse.Namespace, collection: str, mode: str, top_k: int | None = None
 ) -> dict[str, float]:
@@ -58,17 +73,20 @@ def run_eval(
 def fusion(args: argparse.Namespace) -> None:
     """Grid over rrf_k, pool and weights on an ingested collection."""
     base = Settings()
-    with Sectio(base) as s:
+    with memo_queries(Sectio(base)) as s:
         header()
         for mode in ("dense", "lexical"):
             row(mode, run_eval(s, args, args.collection, mode))
         grid: list[dict[str, Any]] = []
-        for k in (1, 2, 3, 5, 10, 20, 60):
-            grid.append({"rrf_k": k})
-        for factor, minimum in ((1, 10), (2, 20), (5, 50), (10, 100), (5, 200)):
-            grid.append({"hybrid_pool_factor": factor, "hybrid_pool_min": minimum})
-        for dw, lw in ((1.0, 0.7), (1.0, 0.85), (1.0, 1.2), (1.0, 1.5), (1.0, 2.0)):
-            grid.append({"hybrid_dense_weight": dw, "hybrid_lexical_weight": lw})
+        if "rrf" in args.grid:
+            for k in args.rrf_k:
+                grid.append({"rrf_k": k})
+        if "pool" in args.grid:
+            for factor, minimum in ((1, 10), (2, 20), (5, 50), (10, 100), (5, 200)):
+                grid.append({"hybrid_pool_factor": factor, "hybrid_pool_min": minimum})
+        if "weights" in args.grid:
+            for dw, lw in ((1.0, 0.7), (1.0, 0.85), (1.0, 1.2), (1.0, 1.5), (1.0, 2.0)):
+                grid.append({"hybrid_dense_weight": dw, "hybrid_lexical_weight": lw})
         for update in grid:
             s.settings = base.model_copy(update=update)
             label = " ".join(f"{k.replace('hybrid_', '')}={v}" for k, v in update.items())
@@ -86,9 +104,9 @@ def _ingest(s: Sectio, corpus: Path, name: str, profile: CorpusProfile) -> float
 def bm25(args: argparse.Namespace) -> None:
     """Grid over BM25 k1 and b (re-ingests; embeddings come from the cache)."""
     base = load_profile("generic")
-    with Sectio(Settings()) as s:
+    with memo_queries(Sectio(Settings())) as s:
         header()
-        for k1, b in itertools.product((0.9, 1.2, 1.5), (0.4, 0.6, 0.75, 0.9)):
+        for k1, b in itertools.product(args.k1, args.b):
             lex = LexicalSettings(**{**base.lexical.model_dump(), "k": k1, "b": b})
             prof = base.model_copy(update={"lexical": lex})
             name = f"tune_bm25_{k1}_{b}".replace(".", "_")
@@ -104,7 +122,7 @@ def chunking(args: argparse.Namespace) -> None:
     """Chunk sizes (long abstracts split into several chunks; doc-level eval de-duplicates)."""
     for size in args.sizes:
         settings = Settings(chunk_max_tokens=size)
-        with Sectio(settings) as s:
+        with memo_queries(Sectio(settings)) as s:
             name = f"tune_chunk_{size}"
             secs = _ingest(s, args.corpus, name, load_profile("generic"))
             count = s.collection(name).index.count()
@@ -128,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--qrels", type=Path, required=True, help="a TRAINING split")
     parser.add_argument("--top-k", type=int, default=100)
     parser.add_argument("--sizes", type=int, nargs="+", default=[128, 256, 384, 512])
+    parser.add_argument("--grid", nargs="+", default=["rrf", "pool", "weights"])
+    parser.add_argument("--rrf-k", type=int, nargs="+", default=[1, 2, 3, 5, 10, 20, 60])
+    parser.add_argument("--k1", type=float, nargs="+", default=[0.9, 1.2, 1.5])
+    parser.add_argument("--b", type=float, nargs="+", default=[0.4, 0.75, 0.9])
     args = parser.parse_args(argv)
     if "test" in args.qrels.name:
         print("refusing to tune on a test split", file=sys.stderr)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sectio import Sectio
+from sectio import Sectio, Settings
 from sectio.contract.result import Evidence, RetrievalResult
 from sectio.errors import ConfigError, ContractError, NotAvailable
 from sectio.eval import evaluate, load_qrels, load_queries
@@ -77,9 +78,10 @@ def test_load_inputs(tmp_path: Path) -> None:
         load_queries(tmp_path / "missing.jsonl")
 
 
-@pytest.fixture
-def tiny(tmp_path: Path, sectio: Sectio) -> Sectio:
+@pytest.fixture(scope="module")
+def tiny_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three documents, two sections each; every text has its own distinctive words."""
+    tmp_path = tmp_path_factory.mktemp("tiny")
     rows = [
         chunk("apple", "taste", 0, "apple taste sweet crunchy"),
         chunk("apple", "taste", 1, "apple taste also tart sometimes"),
@@ -88,8 +90,16 @@ def tiny(tmp_path: Path, sectio: Sectio) -> Sectio:
         chunk("banana", "growing", 0, "banana plants grow in tropical heat"),
         chunk("cherry", "taste", 0, "cherry taste sour bright"),
     ]
-    sectio.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="tiny")
-    return sectio
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake")) as s:
+        s.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="tiny")
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def tiny(tiny_home: Path) -> Iterator[Sectio]:
+    s = Sectio(Settings(home=tiny_home, embedder="fake"))
+    yield s
+    s.close()
 
 
 QUERIES = {

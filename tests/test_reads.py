@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sectio import Sectio
+from sectio import Sectio, Settings
 from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint
 from sectio.retrieve import reads
@@ -16,13 +17,23 @@ from tests.conftest import chunk, write_jsonl
 N = 12
 
 
-@pytest.fixture
-def loaded(tmp_path: Path, sectio: Sectio) -> Sectio:
+@pytest.fixture(scope="module")
+def loaded_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Loaded once per module; each test reads it through its own Sectio."""
+    tmp_path = tmp_path_factory.mktemp("reads")
     rows = [chunk("doc", "body", i, f"part number {i} of the body") for i in range(N)]
     rows.reverse()  # written in reverse part order
     rows.append(chunk("other", "body", 0, "another document"))
-    sectio.ingest(write_jsonl(tmp_path / "r.jsonl", rows), collection="r")
-    return sectio
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake")) as s:
+        s.ingest(write_jsonl(tmp_path / "r.jsonl", rows), collection="r")
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def loaded(loaded_home: Path) -> Iterator[Sectio]:
+    s = Sectio(Settings(home=loaded_home, embedder="fake"))
+    yield s
+    s.close()
 
 
 def test_in_ranking_order_restores_the_ranking() -> None:

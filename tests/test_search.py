@@ -25,9 +25,13 @@ def _cos(a: str, b: str) -> float:
     return float(np.dot(e.embed_query(a), e.embed_documents([b])[0]))
 
 
-@pytest.fixture
-def filtered(tmp_path: Path, sectio: Sectio) -> Sectio:
-    """Chunks that differ in every filterable field; every text mentions 'ibuprofen'."""
+@pytest.fixture(scope="module")
+def filtered_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Chunks that differ in every filterable field; every text mentions 'ibuprofen'.
+
+    Loaded once per module (tests only read it); each test opens its own Sectio.
+    """
+    tmp_path = tmp_path_factory.mktemp("filtered")
     rows = [
         chunk(
             "d1",
@@ -67,8 +71,17 @@ def filtered(tmp_path: Path, sectio: Sectio) -> Sectio:
             path="notes/history.md",
         ),
     ]
-    sectio.ingest(write_jsonl(tmp_path / "f.jsonl", rows), collection="f")
-    return sectio
+    home = tmp_path / "home"
+    with Sectio(Settings(home=home, embedder="fake")) as s:
+        s.ingest(write_jsonl(tmp_path / "f.jsonl", rows), collection="f")
+    return home
+
+
+@pytest.fixture
+def filtered(filtered_home: Path) -> Iterator[Sectio]:
+    s = Sectio(Settings(home=filtered_home, embedder="fake"))
+    yield s
+    s.close()
 
 
 # --- top_k clamp ------------------------------------------------------------------------
@@ -222,7 +235,7 @@ def test_rrf_k_and_pool_are_reported(tmp_path: Path, small_corpus: Path) -> None
         assert result.mode == "hybrid"
         assert result.details["rrf_k"] == 7
         assert result.details["pool"] == 40
-        assert result.details["weights"] == [1.0, 1.0]
+        assert result.details["weights"] == [1.0, 1.2]
         assert s.search("aspirin", top_k=2, tenant="default").details["pool"] == 20
 
 
@@ -279,9 +292,14 @@ def test_vietnamese_folded_and_exact_are_fused(tmp_path: Path, sectio: Sectio) -
     assert [h.doc_id for h in exact.hits][:2] == ["exact", "variant"]  # exact forms win
     folded = sectio.search("chong chi dinh", collection="vi", mode="lexical", tenant="default")
     assert {h.doc_id for h in folded.hits} == {"exact", "variant"}  # diacritic-insensitive
+    # a query without diacritics says nothing about them: only the folded vector is used
+    assert folded.details["lexical_vectors"] == ["bm25_folded"]
+    unaccented = sectio.search("chong chi dinh", collection="vi", tenant="default")
+    assert unaccented.details["fused"] == ["dense", "bm25_folded"]
+    assert unaccented.details["weights"] == [1.0, 1.2]
     hybrid = sectio.search("chống chỉ định", collection="vi", mode="hybrid", tenant="default")
     assert hybrid.details["fused"] == ["dense", "bm25", "bm25_folded"]
-    assert hybrid.details["weights"] == [1.0, 0.5, 0.5]
+    assert hybrid.details["weights"] == [1.0, 0.6, 0.6]
     assert hybrid.hits[0].doc_id == "exact"
 
 

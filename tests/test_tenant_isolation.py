@@ -7,14 +7,14 @@ the tenant condition (a broken filter), the second check still holds the line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sectio import Sectio
+from sectio import Sectio, Settings
 from sectio.index.filters import Eq, Where
 from sectio.index.port import DenseVector, SparseVec, StoredPoint, VectorIndex
 from sectio.retrieve import reads
@@ -40,10 +40,21 @@ def _rows() -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.fixture(scope="module")
+def two_tenants_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Loaded once per module; tests only read it, each through its own Sectio."""
+    tmp_path = tmp_path_factory.mktemp("tenants")
+    home = tmp_path / "home"
+    with Sectio(Settings(home=home, embedder="fake")) as s:
+        s.ingest(write_jsonl(tmp_path / "t.jsonl", _rows()), collection="t")
+    return home
+
+
 @pytest.fixture
-def two_tenants(tmp_path: Path, sectio: Sectio) -> Sectio:
-    sectio.ingest(write_jsonl(tmp_path / "t.jsonl", _rows()), collection="t")
-    return sectio
+def two_tenants(two_tenants_home: Path) -> Iterator[Sectio]:
+    s = Sectio(Settings(home=two_tenants_home, embedder="fake"))
+    yield s
+    s.close()
 
 
 class TenantBlindIndex:
@@ -110,7 +121,15 @@ class TenantBlindIndex:
         idf_where: Where | None = None,
     ) -> list[StoredPoint]:
         return self.inner.search_fused(
-            dense, sparse, pool, limit, self._blind(where), rrf_k, weights, with_vectors, idf_where
+            dense,
+            sparse,
+            pool,
+            limit,
+            self._blind(where),
+            rrf_k,
+            weights,
+            with_vectors,
+            idf_where,
         )
 
     def close(self) -> None:

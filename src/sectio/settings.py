@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     hybrid_pool_max: int = Field(default=1000, ge=1, le=10_000)
     #: RRF weights of the dense and the lexical (BM25) candidate lists.
     hybrid_dense_weight: float = Field(default=1.0, ge=0.0)
-    hybrid_lexical_weight: float = Field(default=1.0, ge=0.0)
+    hybrid_lexical_weight: float = Field(default=1.2, ge=0.0)
 
     # --- rerank (ask's free-form and fallback routes; always fail-open) --------
     #: none (default) | cross_encoder (local folder) | http (Cohere-compatible API) | fake (tests)

@@ -42,7 +42,7 @@ from sectio.embed.port import Embedder
 from sectio.errors import ConfigError
 from sectio.index.collection import Collection
 from sectio.index.filters import Where
-from sectio.index.port import SparseVec, StoredPoint, VectorIndex
+from sectio.index.port import BM25, BM25_FOLDED, SparseVec, StoredPoint, VectorIndex
 from sectio.retrieve.reads import TenantGuard, keep_tenant, scoped
 from sectio.retrieve.search_filters import Filters, build_where
 from sectio.settings import Settings
@@ -67,7 +67,7 @@ class FusionParams:
 
     Example:
         >>> FusionParams(rrf_k=2).weights(sparse_names=("bm25", "bm25_folded"))
-        [1.0, 0.5, 0.5]
+        [1.0, 0.6, 0.6]
     """
 
     rrf_k: int = 2
@@ -75,7 +75,7 @@ class FusionParams:
     pool_min: int = 50
     pool_max: int = 1000
     dense_weight: float = 1.0
-    lexical_weight: float = 1.0
+    lexical_weight: float = 1.2
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FusionParams:
@@ -141,7 +141,7 @@ def search(
         qvec = np.asarray(embedder.embed_query(query), dtype=np.float32)
     t1 = time.perf_counter()
     if mode in ("hybrid", "lexical"):
-        sparse = collection.lexical.encode_query(query)
+        sparse = lexical_query(collection, query)
     t2 = time.perf_counter()
     index = collection.index
     details: dict[str, object] = {}
@@ -190,6 +190,21 @@ def search(
     )
 
 
+def lexical_query(collection: Collection, query: str) -> dict[str, SparseVec]:
+    """The query's BM25 vectors, one per variant the collection has.
+
+    A query written without diacritics ("chong chi dinh") encodes to the same
+    tokens exactly and folded; its exact vector would then only match the few
+    documents that are themselves unaccented, a biased list. Such a query
+    keeps only the folded vector (with the whole lexical weight).
+    """
+    sparse = collection.lexical.encode_query(query)
+    exact, folded = sparse.get(BM25), sparse.get(BM25_FOLDED)
+    if exact is not None and folded is not None and exact.indices == folded.indices:
+        return {BM25_FOLDED: folded}
+    return sparse
+
+
 def _lexical(
     index: VectorIndex,
     sparse: dict[str, SparseVec],
@@ -206,7 +221,7 @@ def _lexical(
         return index.search_sparse(name, vec, n, where)
     pool = params.pool(n)
     details.update({"pool": pool, "rrf_k": params.rrf_k, "fused": list(sparse)})
-    return index.search_fused(None, sparse, pool, n, where, params.rrf_k)
+    return _tie_break(index.search_fused(None, sparse, pool, n, where, params.rrf_k), {})
 
 
 def _hybrid(
@@ -233,7 +248,21 @@ def _hybrid(
     )
     fused = index.search_fused(qvec, sparse, pool, n, where, params.rrf_k, weights=weights)
     dense = index.search_dense(qvec, pool, where, with_payload=False)
-    return fused, {p.id: float(p.score or 0.0) for p in dense}
+    cosines = {p.id: float(p.score or 0.0) for p in dense}
+    return _tie_break(fused, cosines), cosines
 
 
-__all__ = ["MODES", "FusionParams", "Mode", "clamp_top_k", "keep_tenant", "search"]
+def _tie_break(points: list[StoredPoint], cosines: dict[str, float]) -> list[StoredPoint]:
+    """Equal fusion values come back in no fixed order: break ties by cosine, then point id."""
+    return sorted(points, key=lambda p: (-(p.score or 0.0), -cosines.get(p.id, 0.0), p.id))
+
+
+__all__ = [
+    "MODES",
+    "FusionParams",
+    "Mode",
+    "clamp_top_k",
+    "keep_tenant",
+    "lexical_query",
+    "search",
+]
