@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sectio.context import request_context
 from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.result import Evidence, RetrievalResult, SearchResult
 from sectio.embed.cache import CachedEmbedder
@@ -120,9 +121,14 @@ class Sectio:
         profile: str | Path | CorpusProfile | None = None,
         collection: str = DEFAULT_COLLECTION,
         replace: bool = False,
+        tenant: str | None = None,
         progress: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
-        """Read, validate and load a source into ``collection``; see :mod:`sectio.ingest.loader`."""
+        """Read, validate and load a source into ``collection``; see :mod:`sectio.ingest.loader`.
+
+        ``tenant`` assigns a BEIR or Markdown source to a tenant (see
+        :func:`sectio.ingest.readers.read_source`).
+        """
         prof = (
             profile
             if isinstance(profile, CorpusProfile)
@@ -134,6 +140,7 @@ class Sectio:
             fmt,
             max_tokens=self.settings.chunk_max_tokens,
             count=self.embedder.count_tokens,
+            tenant=tenant,
         )
         if profile is None and result.format == "markdown":
             prof = load_profile("docs")
@@ -401,6 +408,10 @@ class Sectio:
         ``SECTIO_TRACES=false`` turns tracing off.
         """
         result.trace_id = None
+        ctx = request_context.get()
+        if ctx is not None:
+            correlation_id = correlation_id or ctx.request_id
+            otel_trace_id = otel_trace_id or ctx.otel_trace_id
         if not self.settings.traces:
             return None
         try:

@@ -91,6 +91,18 @@ class Settings(BaseSettings):
     #: After a failed connection, skip trace writes (counted) for this long.
     db_retry_after_s: float = Field(default=5.0, ge=0, le=3600)
 
+    # --- HTTP service (sectio serve) ------------------------------------------
+    #: Comma-separated ``key:tenant`` pairs; the tenant of a request is its key's.
+    api_keys: SecretStr | None = None
+    #: A file with one ``key:tenant`` a line (``#`` comments allowed).
+    api_keys_file: Path | None = None
+    #: Collections the server serves (comma-separated); None: every collection present.
+    serve_collections: str | None = None
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024, le=16 * 1024 * 1024)
+    max_query_chars: int = Field(default=2000, ge=16, le=100_000)
+    #: Seconds between background readiness checks (the manifest gate).
+    readiness_interval_s: float = Field(default=15.0, gt=0)
+
     @field_validator("home", mode="before")
     @classmethod
     def _expand_home(cls, value: object) -> object:

@@ -9,6 +9,7 @@ from sectio.cli.commands import (  # noqa: F401
     ops,
     plan,
     search,
+    serve,
     snapshot,
     transfer,
 )
