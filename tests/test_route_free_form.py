@@ -13,6 +13,7 @@ from sectio.contract.result import Evidence
 from sectio.retrieve.ask import Router
 from sectio.retrieve.hydrate import hydrate_parents
 from sectio.retrieve.packing import pack
+from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import FakeReranker, HttpReranker, Reranker, rerank_fail_open
 from tests.conftest import chunk
 from tests.route_corpora import en_rows, write
@@ -200,11 +201,13 @@ def test_parent_hydration_keeps_the_requested_order(tmp_path: Path) -> None:
         ranked = [children[f"d#s#{p * 10 + 1}"] for p in order]
         ranked.insert(2, children["d#s#30"])  # a parent ranked on its own, after its child
         ranked.append(children["d#s#999"])
-        out = hydrate_parents(index, ranked, "default")
+        guard = TenantGuard()
+        out = hydrate_parents(index, ranked, "default", guard=guard)
         assert [e.chunk_id for e in out.evidence] == [f"d#s#{p * 10}" for p in order] + ["d#s#999"]
         assert out.missing == ["d#s#missing"]
         assert out.evidence[0].model_extra["hydrated_from"] == ["d#s#111"]  # type: ignore[index]
-        other = hydrate_parents(index, ranked, "someone-else")
+        other = hydrate_parents(index, ranked, "someone-else", guard=guard)
         assert all(
             e.chunk_id.endswith(("1", "9")) for e in other.evidence if e.chunk_id != "d#s#30"
         )
+        assert guard.dropped == 0  # the parents are read under the tenant filter

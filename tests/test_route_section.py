@@ -39,7 +39,12 @@ def test_section_route_scrolls_past_one_page_in_part_order(sx: Sectio) -> None:
     index = sx.collection("long").index
     for page_size in (50, 256):
         ev = section_evidence(
-            index, "default", "longdoc", "lieu_luong_va_cach_dung", page_size=page_size
+            index,
+            "default",
+            "longdoc",
+            "lieu_luong_va_cach_dung",
+            guard=sx.tenant_guard,
+            page_size=page_size,
         )
         assert [e.part_index for e in ev] == list(range(330))
         assert {e.score for e in ev} == {1.0}
@@ -87,10 +92,18 @@ def test_the_attractor_would_match_so_exclusion_is_what_keeps_it_out(sx: Sectio)
         enabled_sections=("than_trong",), excluded_sections=(), min_score=5.0, max_sections=2
     )
     pooled = pool_sections(
-        coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, open_settings
+        coll,
+        "default",
+        "ibuprofen",
+        "than_trong",
+        POOLING_QUESTION,
+        open_settings,
+        guard=sx.tenant_guard,
     )
     assert "duoc_ly_va_co_che_tac_dung" in {e.section_key for e in pooled.evidence}
-    shipped = pool_sections(coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION)
+    shipped = pool_sections(
+        coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, guard=sx.tenant_guard
+    )
     assert "duoc_ly_va_co_che_tac_dung" not in {e.section_key for e in shipped.evidence}
 
 
@@ -101,15 +114,19 @@ def test_pooling_is_opt_in_per_section_and_bounded(sx: Sectio) -> None:
     assert result.resolved_section_key == "lieu_luong_va_cach_dung"
     assert not any(e.pooled for e in result.evidence)
     assert result.details["pooling"] == {"enabled": False}
-    coll = sx.collection("vi")
+    coll, guard = sx.collection("vi"), sx.tenant_guard
     high = PoolingSettings(enabled_sections=("than_trong",), min_score=1000.0)
     assert (
-        pool_sections(coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, high).evidence
+        pool_sections(
+            coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, high, guard=guard
+        ).evidence
         == []
     )
     none = PoolingSettings(enabled_sections=("than_trong",), max_sections=0)
     assert (
-        pool_sections(coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, none).evidence
+        pool_sections(
+            coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, none, guard=guard
+        ).evidence
         == []
     )
 

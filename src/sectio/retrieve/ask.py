@@ -45,6 +45,7 @@ from sectio.retrieve.overview import is_bare, overview_evidence
 from sectio.retrieve.packing import pack
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.pooling import pool_sections
+from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import Reranker
 from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
 from sectio.retrieve.resolve_section import SectionMatch, SectionResolver
@@ -84,6 +85,10 @@ def _no_reranker() -> tuple[Reranker | None, str | None]:
 class Router:
     """Routed retrieval over one open collection.
 
+    ``guard`` is the second tenant check of every route (the owning
+    :class:`sectio.Sectio` passes its ``tenant_guard``, so drops are counted
+    on /metrics); a router built alone gets a guard of its own.
+
     Example:
         >>> router = Router(sectio.collection("labels"), sectio.embedder)  # doctest: +SKIP
         >>> router.ask("who should not take metformin", tenant="default").route  # doctest: +SKIP
@@ -97,8 +102,10 @@ class Router:
         *,
         reranker: RerankerProvider | None = None,
         policy: EvidencePolicy | None = None,
+        guard: TenantGuard | None = None,
     ) -> None:
         self.collection = collection
+        self.guard = guard if guard is not None else TenantGuard()
         self.embedder = embedder
         self.policy = policy or EvidencePolicy.from_profile(collection.profile)
         self.sections = SectionResolver(collection.profile)
@@ -110,7 +117,10 @@ class Router:
         """The tenant's document names (read once per collection open)."""
         if tenant not in self._catalogs:
             self._catalogs[tenant] = DocCatalog.build(
-                self.collection.index, tenant, protected=self.sections.vocabulary()
+                self.collection.index,
+                tenant,
+                protected=self.sections.vocabulary(),
+                guard=self.guard,
             )
         return self._catalogs[tenant]
 
@@ -169,11 +179,14 @@ class Router:
                 tenant,
                 doc,
                 section,
+                guard=self.guard,
                 page_size=self.policy.section_page_size,
             )
             if evidence or section_key:
                 route, resolved_section = "section", section
-                pooled = pool_sections(self.collection, tenant, doc, section, text)
+                pooled = pool_sections(
+                    self.collection, tenant, doc, section, text, guard=self.guard
+                )
                 details["pooling"] = pooled.details
                 have = {e.chunk_id for e in evidence}
                 evidence += [e for e in pooled.evidence if e.chunk_id not in have]
@@ -188,6 +201,7 @@ class Router:
                 tenant,
                 doc,
                 catalog.display_name(doc),
+                guard=self.guard,
                 page_size=self.policy.section_page_size,
             )
             packed = pack(intro, budget, self.embedder.count_tokens)
@@ -202,6 +216,7 @@ class Router:
                 tenant,
                 doc,
                 text,
+                guard=self.guard,
                 reranker=reranker,
                 rerank_timeout_s=self.policy.rerank_timeout_s,
                 page_size=self.policy.section_page_size,
@@ -217,6 +232,7 @@ class Router:
                     tenant,
                     candidate,
                     section,
+                    guard=self.guard,
                     page_size=self.policy.section_page_size,
                 )
             route, resolved_section = "section", section
@@ -229,6 +245,7 @@ class Router:
                 self.embedder,
                 tenant,
                 text,
+                guard=self.guard,
                 section_key=section,
                 candidates=max(keep * 4, keep),
                 pool=max(self.policy.candidate_limit * 10, keep * 4),
@@ -247,6 +264,7 @@ class Router:
                     self.embedder,
                     tenant,
                     text,
+                    guard=self.guard,
                     candidates=max(keep * 4, keep),
                     pool=max(self.policy.candidate_limit * 10, keep * 4),
                     minimum_score=self.policy.minimum_score,
@@ -287,7 +305,7 @@ class Router:
         details: dict[str, Any],
     ) -> tuple[list[Evidence], list[str]]:
         """Hydrate parents, keep the top ``keep``, pack to the budget."""
-        hydrated = hydrate_parents(self.collection.index, ranked, tenant)
+        hydrated = hydrate_parents(self.collection.index, ranked, tenant, guard=self.guard)
         if hydrated.parents or hydrated.missing:
             details["hydration"] = {"parents": hydrated.parents, "missing": hydrated.missing}
         top = hydrated.evidence[:keep]
@@ -306,7 +324,9 @@ class Router:
         text = phrase.strip()
         if not text:
             raise ConfigError("the lookup phrase is empty")
-        outcome = reverse_lookup(self.collection, self.embedder, tenant, text, self.policy)
+        outcome = reverse_lookup(
+            self.collection, self.embedder, tenant, text, self.policy, guard=self.guard
+        )
         decision, reason = decide(outcome.evidence)
         return RetrievalResult(
             query=text,
@@ -331,7 +351,7 @@ class Router:
     ) -> Assessment:
         """Facet evidence for documents already chosen; see :mod:`sectio.retrieve.facets`."""
         ctx = context if isinstance(context, FacetContext) else FacetContext(context)
-        return assess(self.collection, tenant, candidates, ctx, self.policy)
+        return assess(self.collection, tenant, candidates, ctx, self.policy, guard=self.guard)
 
 
 def _doc_details(

@@ -37,7 +37,8 @@ from sectio.index.filters import AnyOf, Eq, tenant_where
 from sectio.index.port import StoredPoint
 from sectio.retrieve.decision import decide
 from sectio.retrieve.policy import EvidencePolicy
-from sectio.retrieve.scan import book_order, only_tenant, prose_where, section_points
+from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.scan import book_order, prose_where, section_points
 from sectio.retrieve.text import find_phrase, tokens
 
 FacetStatus = Literal["EVIDENCE_FOUND", "INSUFFICIENT_EVIDENCE"]
@@ -111,6 +112,7 @@ def _lexical_facet(
     spec: FacetSpec,
     terms: list[str],
     policy: EvidencePolicy,
+    guard: TenantGuard,
 ) -> FacetFinding:
     sections = list(spec.sections)
     base = FacetFinding(facet=name, status=INSUFFICIENT, sections_searched=sections, terms=terms)
@@ -123,7 +125,7 @@ def _lexical_facet(
         hits = collection.index.search_sparse(
             vname, vec, 50, where=where, idf_where=tenant_where(tenant)
         )
-        for h in only_tenant(hits, tenant):
+        for h in guard.keep(hits, tenant, "assess"):
             if h.payload.get("doc_id") != doc_id or h.payload.get("section_key") not in sections:
                 continue
             cid = str(h.payload.get("chunk_id"))
@@ -149,10 +151,18 @@ def _lexical_facet(
 
 
 def _direct_facet(
-    collection: Collection, tenant: str, doc_id: str, name: str, spec: FacetSpec, page_size: int
+    collection: Collection,
+    tenant: str,
+    doc_id: str,
+    name: str,
+    spec: FacetSpec,
+    page_size: int,
+    guard: TenantGuard,
 ) -> FacetFinding:
     sections = list(spec.sections)
-    points = section_points(collection.index, tenant, doc_id, sections, page_size)
+    points = section_points(
+        collection.index, tenant, doc_id, sections, page_size, guard=guard, route="assess"
+    )
     evidence = book_order(
         [Evidence.from_payload(p.payload, 1.0) for p in points], collection.profile
     )
@@ -170,8 +180,12 @@ def assess(
     candidates: Sequence[str],
     context: FacetContext,
     policy: EvidencePolicy,
+    *,
+    guard: TenantGuard,
 ) -> Assessment:
     """Facet evidence for each candidate (up to ``patient_candidate_limit``).
+
+    ``guard`` re-checks the tenant of every point read (drops are counted).
 
     Raises:
         ConfigError: a facet the collection's profile does not define.
@@ -192,11 +206,11 @@ def assess(
             spec = facets[name]
             if spec.direct:
                 finding = _direct_facet(
-                    collection, tenant, doc_id, name, spec, policy.section_page_size
+                    collection, tenant, doc_id, name, spec, policy.section_page_size, guard
                 )
             else:
                 finding = _lexical_facet(
-                    collection, tenant, doc_id, name, spec, context.terms(name), policy
+                    collection, tenant, doc_id, name, spec, context.terms(name), policy, guard
                 )
             findings.append(finding)
         _cap_sections(findings, policy.safety_sections_per_candidate)

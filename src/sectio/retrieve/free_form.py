@@ -29,8 +29,9 @@ from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
 from sectio.index.filters import Eq, Where
 from sectio.index.port import StoredPoint
+from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import Reranker, rerank_fail_open
-from sectio.retrieve.scan import book_order, only_tenant, prose_where, section_points
+from sectio.retrieve.scan import book_order, prose_where, section_points
 
 RRF_K = 60
 
@@ -52,6 +53,8 @@ def fused_search(
     *,
     pool: int,
     limit: int,
+    guard: TenantGuard,
+    route: str = "free_form",
 ) -> list[StoredPoint]:
     """Dense + BM25 reciprocal rank fusion inside the engine, tenant re-checked, with vectors.
 
@@ -64,7 +67,7 @@ def fused_search(
     query = np.asarray(query_vector, dtype=np.float32)
     # Equal fusion values come back in no fixed order: break ties by similarity, then id.
     points.sort(key=lambda p: (-round(p.score or 0.0, 9), -_cosine(query, p), p.id))
-    return only_tenant(points, tenant)
+    return guard.keep(points, tenant, route)
 
 
 def _cosine(query: np.ndarray, point: StoredPoint) -> float:
@@ -100,12 +103,15 @@ def rank_in_document(
     doc_id: str,
     question: str,
     *,
+    guard: TenantGuard,
     reranker: Reranker | None = None,
     rerank_timeout_s: float = 10.0,
     page_size: int = 256,
 ) -> Ranked:
     """Every prose chunk of ``doc_id``, most relevant to ``question`` first."""
-    points = section_points(collection.index, tenant, doc_id, None, page_size)
+    points = section_points(
+        collection.index, tenant, doc_id, None, page_size, guard=guard, route="free_form"
+    )
     if not points:
         return Ranked([], {"chunks_in_document": 0, "rerank": {"status": "skipped"}})
     query = np.asarray(embedder.embed_query(question), dtype=np.float32)
@@ -117,6 +123,8 @@ def rank_in_document(
         tenant,
         pool=len(points),
         limit=len(points),
+        guard=guard,
+        route="free_form",
     )
     by_id = {str(p.payload.get("chunk_id")): p for p in points}
     ordered: list[Evidence] = []
@@ -147,6 +155,7 @@ def search_collection(
     tenant: str,
     question: str,
     *,
+    guard: TenantGuard,
     section_key: str | None = None,
     candidates: int = 24,
     pool: int = 50,
@@ -165,6 +174,8 @@ def search_collection(
         tenant,
         pool=max(pool, candidates),
         limit=candidates,
+        guard=guard,
+        route="fallback_search",
     )
     if section_key:
         points = [p for p in points if p.payload.get("section_key") == section_key]

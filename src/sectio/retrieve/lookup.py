@@ -33,7 +33,8 @@ from sectio.index.collection import Collection
 from sectio.index.filters import Eq
 from sectio.index.port import StoredPoint
 from sectio.retrieve.policy import EvidencePolicy
-from sectio.retrieve.scan import only_tenant, prose_where, scroll_all
+from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.scan import prose_where, scroll_all
 from sectio.retrieve.text import Tokens, find_phrase, tokens
 
 #: A word in the lookup section of at least this share of documents is a filler word here.
@@ -99,6 +100,7 @@ def reverse_lookup(
     phrase: str,
     policy: EvidencePolicy,
     *,
+    guard: TenantGuard,
     section_key: str | None = None,
 ) -> LookupOutcome:
     """Documents whose reverse-lookup section mentions ``phrase`` (see the module doc)."""
@@ -112,7 +114,9 @@ def reverse_lookup(
     where = prose_where(tenant, Eq("section_key", section))
     points = [
         p
-        for p in scroll_all(collection.index, where, tenant, policy.section_page_size)
+        for p in scroll_all(
+            collection.index, where, tenant, policy.section_page_size, guard=guard, route="lookup"
+        )
         if p.payload.get("section_key") == section
     ]
     chunk_tokens = [tokens(str(p.payload.get("text") or "")) for p in points]
@@ -133,8 +137,10 @@ def reverse_lookup(
     if not scored:
         stage = "dense"
         query = embedder.embed_query(phrase)
-        hits = only_tenant(
-            collection.index.search_dense(query, policy.indication_retrieval_limit, where), tenant
+        hits = guard.keep(
+            collection.index.search_dense(query, policy.indication_retrieval_limit, where),
+            tenant,
+            "lookup",
         )
         kept = [h for h in hits if h.payload.get("section_key") == section]
         scored = [

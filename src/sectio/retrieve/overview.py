@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.result import Evidence
 from sectio.index.port import VectorIndex
+from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.scan import book_order, section_points
 from sectio.retrieve.text import tokens
 
@@ -61,11 +62,12 @@ def overview_evidence(
     doc_id: str,
     display_name: str,
     *,
+    guard: TenantGuard,
     page_size: int = 256,
 ) -> list[Evidence]:
     """The intro sections of ``doc_id``, book order, each section's first chunk marked."""
     intro = list(profile.intro_sections) or None
-    points = section_points(index, tenant, doc_id, intro, page_size)
+    points = section_points(index, tenant, doc_id, intro, page_size, guard=guard, route="overview")
     evidence = book_order(
         [Evidence.from_payload(p.payload, OVERVIEW_SCORE) for p in points], profile
     )

@@ -27,7 +27,8 @@ from sectio.contract.result import Evidence
 from sectio.index.collection import Collection
 from sectio.index.filters import AnyOf, Eq, tenant_where
 from sectio.index.port import StoredPoint
-from sectio.retrieve.scan import only_tenant, prose_where
+from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.scan import prose_where
 
 
 @dataclass
@@ -46,6 +47,7 @@ def pool_sections(
     question: str,
     settings: PoolingSettings | None = None,
     *,
+    guard: TenantGuard,
     limit: int = 50,
 ) -> Pooled:
     """Evidence from other sections of ``doc_id`` that match ``question`` above the floor."""
@@ -63,7 +65,7 @@ def pool_sections(
         hits = collection.index.search_sparse(
             name, vec, limit, where=where, idf_where=tenant_where(tenant)
         )
-        for hit in only_tenant(hits, tenant):
+        for hit in guard.keep(hits, tenant, "pooling"):
             payload = hit.payload
             if (
                 payload.get("doc_id") != doc_id

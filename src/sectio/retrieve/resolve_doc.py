@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from sectio.index.filters import tenant_where
 from sectio.index.port import VectorIndex
+from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.scan import scroll_all
 from sectio.retrieve.text import Tokens, edit_distance, folded_tokens, tokens
 
@@ -167,10 +168,18 @@ class DocCatalog:
 
     @classmethod
     def build(
-        cls, index: VectorIndex, tenant: str, protected: Iterable[str] = (), page_size: int = 512
+        cls,
+        index: VectorIndex,
+        tenant: str,
+        protected: Iterable[str] = (),
+        page_size: int = 512,
+        *,
+        guard: TenantGuard,
     ) -> DocCatalog:
-        """Read every payload of ``tenant`` once (tenant filter + Python re-check)."""
-        points = scroll_all(index, tenant_where(tenant), tenant, page_size)
+        """Read every payload of ``tenant`` once (tenant filter + ``guard``'s re-check)."""
+        points = scroll_all(
+            index, tenant_where(tenant), tenant, page_size, guard=guard, route="catalog"
+        )
         return cls.from_payloads((p.payload for p in points), protected)
 
     def display_name(self, doc_id: str) -> str:

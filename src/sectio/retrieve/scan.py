@@ -2,36 +2,25 @@
 
 Every read carries the tenant filter into the engine and checks every returned
 point again in Python (defence in depth: a payload/filter mismatch must never
-leak another tenant's chunk).
+leak another tenant's chunk). The re-check is the caller's
+:class:`~sectio.retrieve.reads.TenantGuard` (the owning ``Sectio``'s, through
+its :class:`~sectio.retrieve.ask.Router`), so every point it drops is logged
+and counted in ``guard.dropped`` (``sectio_tenant_check_drops`` on /metrics).
+``route`` names the route in the guard's log line.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.result import Evidence
-from sectio.index.filters import AnyOf, Condition, Eq, Where, tenant_where
+from sectio.index.filters import AnyOf, Condition, Eq, HasIds, Where, tenant_where
 from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint, VectorIndex
-
-log = logging.getLogger(__name__)
+from sectio.retrieve.reads import TenantGuard
 
 PROSE = Eq("chunk_kind", "prose")
-
-
-def only_tenant(points: Iterable[StoredPoint], tenant: str) -> list[StoredPoint]:
-    """Drop (and log) any point of another tenant."""
-    points = list(points)
-    kept = [p for p in points if (p.payload.get("tenant") or "default") == tenant]
-    if len(kept) != len(points):
-        log.error(
-            "tenant check dropped %d point(s) of another tenant (caller %r)",
-            len(points) - len(kept),
-            tenant,
-        )
-    return kept
 
 
 def prose_where(tenant: str, *conditions: Condition) -> Where:
@@ -40,11 +29,17 @@ def prose_where(tenant: str, *conditions: Condition) -> Where:
 
 
 def scroll_all(
-    index: VectorIndex, where: Where, tenant: str, page_size: int = 256
+    index: VectorIndex,
+    where: Where,
+    tenant: str,
+    page_size: int = 256,
+    *,
+    guard: TenantGuard,
+    route: str = "scan",
 ) -> list[StoredPoint]:
     """Every point matching ``where`` (which must carry the tenant), paging until exhausted.
 
-    Engine order is not meaningful; callers sort.
+    The points are re-checked by ``guard``. Engine order is not meaningful; callers sort.
     """
     out: list[StoredPoint] = []
     offset: str | None = None
@@ -57,7 +52,7 @@ def scroll_all(
                 out.append(point)
         if offset is None or not page:
             break
-    return only_tenant(out, tenant)
+    return guard.keep(out, tenant, route)
 
 
 def book_order(evidence: list[Evidence], profile: CorpusProfile) -> list[Evidence]:
@@ -74,6 +69,9 @@ def section_points(
     doc_id: str,
     sections: Sequence[str] | None,
     page_size: int = 256,
+    *,
+    guard: TenantGuard,
+    route: str = "scan",
 ) -> list[StoredPoint]:
     """All prose chunks of a document (optionally only some sections), tenant-checked."""
     conditions: list[Condition] = [Eq("doc_id", doc_id)]
@@ -85,18 +83,30 @@ def section_points(
             if len(sections) == 1
             else AnyOf("section_key", tuple(sections))
         )
-    points = scroll_all(index, prose_where(tenant, *conditions), tenant, page_size)
+    points = scroll_all(
+        index, prose_where(tenant, *conditions), tenant, page_size, guard=guard, route=route
+    )
     return [p for p in points if p.payload.get("doc_id") == doc_id]
 
 
 def fetch_chunks(
-    index: VectorIndex, chunk_ids: Sequence[str], tenant: str
+    index: VectorIndex,
+    chunk_ids: Sequence[str],
+    tenant: str,
+    *,
+    guard: TenantGuard,
+    route: str = "scan",
 ) -> dict[str, StoredPoint]:
     """Points by chunk id (tenant-checked), keyed by chunk id; unknown ids are absent.
 
-    Engines return ``retrieve`` results in their own order: callers look results
-    up by chunk id and so keep the order they asked in.
+    The engine's ``retrieve`` takes no filter, so this is a scroll under the
+    tenant condition and the point ids (both tenant checks, as everywhere).
+    Engines return points in their own order: callers look results up by chunk
+    id and so keep the order they asked in.
     """
     wanted = list(dict.fromkeys(chunk_ids))
-    points = only_tenant(index.retrieve([point_id_for(c) for c in wanted]), tenant)
+    if not wanted:
+        return {}
+    where = tenant_where(tenant, HasIds(tuple(point_id_for(c) for c in wanted)))
+    points = scroll_all(index, where, tenant, guard=guard, route=route)
     return {str(p.payload.get("chunk_id")): p for p in points}

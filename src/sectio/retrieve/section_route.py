@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sectio.contract.result import Evidence
 from sectio.index.port import VectorIndex
+from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.scan import section_points
 
 SECTION_SCORE = 1.0
@@ -23,10 +24,16 @@ def section_evidence(
     doc_id: str,
     section_key: str,
     *,
+    guard: TenantGuard,
     page_size: int = 256,
 ) -> list[Evidence]:
-    """Every prose chunk of ``doc_id`` / ``section_key`` for ``tenant``, by ``part_index``."""
-    points = section_points(index, tenant, doc_id, [section_key], page_size)
+    """Every prose chunk of ``doc_id`` / ``section_key`` for ``tenant``, by ``part_index``.
+
+    ``guard`` re-checks the tenant of every point read (drops are counted).
+    """
+    points = section_points(
+        index, tenant, doc_id, [section_key], page_size, guard=guard, route="section"
+    )
     points = [p for p in points if p.payload.get("section_key") == section_key]
     points.sort(key=lambda p: (int(p.payload.get("part_index") or 0), str(p.payload["chunk_id"])))
     return [
