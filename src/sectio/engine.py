@@ -281,7 +281,13 @@ class Sectio:
             policy = EvidencePolicy.from_profile(coll.profile)
             if "rerank_timeout_s" not in coll.profile.policy:
                 policy = policy.with_overrides(rerank_timeout_s=self.settings.rerank_timeout_s)
-            router = Router(coll, self.embedder, reranker=self._get_reranker, policy=policy)
+            router = Router(
+                coll,
+                self.embedder,
+                reranker=self._get_reranker,
+                policy=policy,
+                guard=self.tenant_guard,
+            )
             self._routers[collection] = router
         return router
 

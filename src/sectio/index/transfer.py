@@ -171,8 +171,11 @@ def copy_collection(
                 raise ManifestMissing(
                     f"target {dst_name!r} holds {held} points but no manifest; refusing to write"
                 )
-        elif existing.differences(manifest) and not replace:
-            assert_compatible(existing, manifest)
+        elif not replace:
+            diff = existing.differences(manifest)
+            # an explicit --quantization is a request to rebuild with it: not a conflict
+            if diff and not (quantization is not None and diff == ["quantization"]):
+                assert_compatible(existing, manifest)
     source = src.open(src_name)
     try:
         expected = source.count()
