@@ -312,3 +312,58 @@ def test_russian_profile_stems(tmp_path: Path, sectio: Sectio) -> None:
     assert sectio.collection("ru").manifest.bm25["language"] == "russian"
     result = sectio.search("адаптация системы", collection="ru", mode="lexical", tenant="default")
     assert [h.doc_id for h in result.hits] == ["a"]
+
+
+class _PlainIndex:
+    """The same index without the optional one-pass capability (the fallback path)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.spec = inner.spec
+
+    def search_fused(self, *args: Any, **kwargs: Any) -> Any:
+        return self._inner.search_fused(*args, **kwargs)
+
+    def search_dense(self, *args: Any, **kwargs: Any) -> Any:
+        return self._inner.search_dense(*args, **kwargs)
+
+    def search_sparse(self, *args: Any, **kwargs: Any) -> Any:
+        return self._inner.search_sparse(*args, **kwargs)
+
+
+@pytest.mark.parametrize("top_k", [1, 3, 7])
+def test_one_pass_fusion_equals_the_two_query_path(fusion_sectio: Sectio, top_k: int) -> None:
+    from dataclasses import replace
+
+    from sectio.index.port import DenseScoredFusion
+
+    coll = fusion_sectio.collection("z")
+    assert isinstance(coll.index, DenseScoredFusion)
+    plain = replace(coll, index=_PlainIndex(coll.index))
+    assert not isinstance(plain.index, DenseScoredFusion)
+    params = FusionParams.from_settings(fusion_sectio.settings)
+    # (a query sharing no word with any chunk is left out: every cosine is 0, the
+    # dense order is a tie, and engines break ties as they like)
+    for query in (QUERY, "zebra", "the of and", "filler3 savanna", "zebra the filler1"):
+        for filters in (None, {"doc_id": ["zebra", "s1", "s2"]}, {"doc_id": "missing"}):
+            fast = run_search(
+                coll,
+                fusion_sectio.embedder,
+                query,
+                tenant="default",
+                top_k=top_k,
+                filters=filters,
+                params=params,
+            )
+            slow = run_search(
+                plain,
+                fusion_sectio.embedder,
+                query,
+                tenant="default",
+                top_k=top_k,
+                filters=filters,
+                params=params,
+            )
+            assert [(h.chunk_id, round(h.score, 6)) for h in fast.hits] == [
+                (h.chunk_id, round(h.score, 6)) for h in slow.hits
+            ]

@@ -323,6 +323,63 @@ class EdgeIndex:
         )
         return [_stored(h) for h in hits]
 
+    def search_fused_dense_scored(
+        self,
+        dense: DenseVector,
+        sparse: dict[str, SparseVec],
+        pool: int,
+        limit: int,
+        where: Where | None,
+        rrf_k: int,
+        weights: Sequence[float] | None = None,
+    ) -> tuple[list[StoredPoint], dict[str, float]]:
+        """Hybrid fusion with one graph traversal (see :class:`DenseScoredFusion`).
+
+        The dense candidates are found first (ids and scores only); the fusion's
+        dense prefetch then re-ranks exactly those ids, an exact search over
+        ``pool`` points, so the fused ranking equals :meth:`search_fused`'s.
+        """
+        vector = [float(x) for x in dense]
+        flt = to_filter(where)
+        first = self.shard.query(
+            QueryRequest(
+                limit=pool,
+                query=Query.Nearest(vector, using=DENSE),
+                filter=flt,
+                with_payload=False,
+                with_vector=False,
+            )
+        )
+        candidates = {str(h.id): float(h.score) for h in first}
+        fusion_weights = list(weights) if weights else None
+        prefetches = []
+        if candidates:
+            scope = (where or Where()).and_(HasIds(tuple(candidates)))
+            prefetches.append(
+                Prefetch(
+                    limit=pool, query=Query.Nearest(vector, using=DENSE), filter=to_filter(scope)
+                )
+            )
+        elif fusion_weights:
+            fusion_weights = fusion_weights[1:]  # no dense candidates, no dense list
+        for name, vec in sparse.items():
+            prefetches.append(
+                Prefetch(limit=pool, query=Query.Nearest(_sparse(vec), using=name), filter=flt)
+            )
+        if not prefetches:
+            return [], candidates
+        hits = self.shard.query(
+            QueryRequest(
+                limit=limit,
+                prefetches=prefetches,
+                query=cast(Any, Fusion.Rrf(k=rrf_k, weights=fusion_weights)),
+                filter=flt,
+                with_payload=True,
+                with_vector=False,
+            )
+        )
+        return [_stored(h) for h in hits], candidates
+
     def search_fused(
         self,
         dense: DenseVector | None,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -160,6 +160,29 @@ class VectorIndex(Protocol):
 
     def close(self) -> None:
         """Release the collection (idempotent)."""
+        ...
+
+
+@runtime_checkable
+class DenseScoredFusion(Protocol):
+    """Optional capability of a :class:`VectorIndex`: hybrid fusion that also names its dense list.
+
+    Hybrid search reports each hit's dense similarity, and 0.0 for a hit that
+    was not among the dense candidates; an index without this capability is
+    asked with a second, ids-only dense query instead (same result).
+    """
+
+    def search_fused_dense_scored(
+        self,
+        dense: DenseVector,
+        sparse: dict[str, SparseVec],
+        pool: int,
+        limit: int,
+        where: Where | None,
+        rrf_k: int,
+        weights: Sequence[float] | None = None,
+    ) -> tuple[list[StoredPoint], dict[str, float]]:
+        """``search_fused`` (same ranking), and the dense candidates' similarity by point id."""
         ...
 
 

@@ -42,7 +42,14 @@ from sectio.embed.port import Embedder
 from sectio.errors import ConfigError
 from sectio.index.collection import Collection
 from sectio.index.filters import Where
-from sectio.index.port import BM25, BM25_FOLDED, SparseVec, StoredPoint, VectorIndex
+from sectio.index.port import (
+    BM25,
+    BM25_FOLDED,
+    DenseScoredFusion,
+    SparseVec,
+    StoredPoint,
+    VectorIndex,
+)
 from sectio.retrieve.reads import TenantGuard, keep_tenant, scoped
 from sectio.retrieve.search_filters import Filters, build_where
 from sectio.settings import Settings
@@ -236,19 +243,25 @@ def _hybrid(
     """The fused top-n, and the cosine of every dense candidate (by point id).
 
     The fusion runs inside the engine (one query: a dense and a BM25 prefetch
-    of ``pool`` each, reciprocal rank fusion, cut to ``n``). A second, cheap
-    query (ids and scores only, same vector, filter and pool) lists the dense
-    candidates with their cosine similarity: a fused hit outside it is a
-    lexical-only hit and scores 0.0.
+    of ``pool`` each, reciprocal rank fusion, cut to ``n``). The dense
+    candidates and their cosine similarity come from the index when it can
+    name them (:class:`~sectio.index.port.DenseScoredFusion`, one graph
+    traversal), else from a second, ids-only dense query with the same vector,
+    filter and pool. A fused hit outside them is a lexical-only hit: 0.0.
     """
     pool = params.pool(n)
     weights = params.weights(sparse_names=tuple(sparse))
     details.update(
         {"pool": pool, "rrf_k": params.rrf_k, "weights": weights, "fused": ["dense", *sparse]}
     )
-    fused = index.search_fused(qvec, sparse, pool, n, where, params.rrf_k, weights=weights)
-    dense = index.search_dense(qvec, pool, where, with_payload=False)
-    cosines = {p.id: float(p.score or 0.0) for p in dense}
+    if isinstance(index, DenseScoredFusion):  # one dense traversal instead of two
+        fused, cosines = index.search_fused_dense_scored(
+            qvec, sparse, pool, n, where, params.rrf_k, weights=weights
+        )
+    else:
+        fused = index.search_fused(qvec, sparse, pool, n, where, params.rrf_k, weights=weights)
+        dense = index.search_dense(qvec, pool, where, with_payload=False)
+        cosines = {p.id: float(p.score or 0.0) for p in dense}
     return _tie_break(fused, cosines), cosines
 
 
