@@ -7,9 +7,7 @@ operation (any :class:`SectioError`), 2 for a usage error.
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
@@ -92,16 +90,6 @@ def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
-@contextmanager
-def stderr_note() -> Iterator[None]:
-    """Context for human notes that must not pollute ``--json`` stdout."""
-    yield
-
-
 def note(message: str) -> None:
     """A human-readable line on stderr."""
     click.echo(message, err=True)
-
-
-def is_tty() -> bool:
-    return sys.stderr.isatty()
