@@ -211,6 +211,10 @@ def test_metrics_export_latency_decisions_and_sizes(client: TestClient) -> None:
     assert 'sectio_collection_points{collection="default"} 8.0' in text
     assert "sectio_tenant_check_drops_total 0.0" in text
     assert "sectio_trace_write_failures_total" in text
+    client.post("/v1/search", json={"query": "aspirin"}, headers=ACME)  # the same words again
+    text = client.get("/metrics").text
+    assert 'sectio_query_embeddings_total{source="cached"} 1.0' in text
+    assert 'sectio_query_embeddings_total{source="computed"}' in text
 
 
 def test_readiness_flips_on_a_manifest_mismatch(client: TestClient, loaded: Settings) -> None:

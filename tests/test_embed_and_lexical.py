@@ -75,6 +75,44 @@ def test_cache_is_keyed_by_model_and_text(tmp_path: Path) -> None:
     assert np.array_equal(out, FakeEmbedder(dimensions=8).embed_documents(["y", "x"]))
 
 
+class _CountingEmbedder(FakeEmbedder):
+    """The fake embedder, counting the queries that reach the model."""
+
+    def __init__(self) -> None:
+        super().__init__(dimensions=8)
+        self.query_calls: list[str] = []
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.query_calls.append(text)
+        return super().embed_query(text)
+
+
+def test_query_lru_serves_repeats_and_evicts_least_recently_used(tmp_path: Path) -> None:
+    inner = _CountingEmbedder()
+    c = CachedEmbedder(inner, tmp_path / "e.sqlite", query_cache_size=2)
+    a1 = c.embed_query("a")
+    c.embed_query("b")
+    a2 = c.embed_query("a")  # hit: "a" is now the most recent
+    assert np.array_equal(a1, a2)
+    assert np.array_equal(a2, FakeEmbedder(dimensions=8).embed_query("a"))
+    c.embed_query("c")  # evicts "b", the least recently used
+    c.embed_query("a")  # still cached
+    c.embed_query("b")  # recomputed
+    assert inner.query_calls == ["a", "b", "c", "b"]
+    assert (c.stats.queries_computed, c.stats.queries_cached) == (4, 2)
+    with pytest.raises(ValueError):
+        a2[0] = 1.0  # a cached vector is shared: it cannot be changed in place
+
+
+def test_query_lru_off_embeds_every_query(tmp_path: Path) -> None:
+    inner = _CountingEmbedder()
+    c = CachedEmbedder(inner, tmp_path / "e.sqlite", query_cache_size=0)
+    c.embed_query("a")
+    c.embed_query("a")
+    assert inner.query_calls == ["a", "a"]
+    assert c.stats.queries_computed == 2
+
+
 @pytest.mark.parametrize("language", ["english", "russian"])
 def test_bm25_weights_equal_qdrant_bm25_with_measured_avg_len(language: str) -> None:
     texts = [
@@ -107,3 +145,40 @@ def test_folded_variant_matches_without_diacritics() -> None:
     plain = enc.encode_query("chong chi dinh")
     assert exact["bm25_folded"].indices == plain["bm25_folded"].indices
     assert exact["bm25"].indices != plain["bm25"].indices
+
+
+def test_chunking_by_token_offsets_equals_counting(minilm: MiniLMEmbedder) -> None:
+    """The offsets path (one batched tokenization) must cut exactly where counting cuts."""
+    import json
+
+    from sectio.ingest.chunking import split_text
+
+    corpus = Path(__file__).resolve().parents[1].parent / "shared/data/scifact/corpus.jsonl"
+    if corpus.exists():
+        with corpus.open() as fh:
+            texts = [json.loads(next(fh))["text"] for _ in range(60)]
+    else:  # a clean clone without the shared data: long prose of our own
+        texts = [
+            " ".join(f"Claim {i}: beta-blockers (e.g. 5 mg) reduce risk." for i in range(n))
+            for n in (3, 40, 90)
+        ]
+    run_on = "x" * 5 + " word" * 300  # one sentence over the limit: cut on words
+    texts += [run_on, "  Leading space.\n\nAnd a paragraph.  ", "Ünïcödé façade, naïve café."]
+    starts = minilm.token_starts(texts)
+    for limit in (16, 64, 256):
+        for text, text_starts in zip(texts, starts, strict=True):
+            by_count = split_text(text, limit, minilm.count_tokens)
+            by_offsets = split_text(text, limit, starts=text_starts)
+            assert by_offsets == by_count
+            assert all(minilm.count_tokens(c) <= limit for c in by_offsets if " " in c)
+
+
+def test_packing_never_exceeds_the_limit_when_a_tokenizer_merges_across_spaces() -> None:
+    from sectio.ingest.chunking import split_text
+
+    def merging(text: str) -> int:  # not additive: every space costs a token of its own
+        return len(text.split()) + text.count(" ")
+
+    # each sentence is 1 token, so their sum (4) fits, but joined they make 7
+    chunks = split_text("a. b. c. d.", max_tokens=5, count=merging)
+    assert chunks == ["a. b. c.", "d."]

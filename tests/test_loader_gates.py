@@ -64,6 +64,8 @@ def test_identical_reingest_converges(sectio: Sectio, small_corpus: Path) -> Non
     second = sectio.ingest(small_corpus)
     assert second.action == "converged"
     assert second.collection_count == 5
+    # nothing to write: no vector looked up or computed, no point upserted
+    assert (second.upserted, second.embeddings_computed, second.embeddings_cached) == (0, 0, 0)
     assert sectio.collection("default").index.count() == 5
 
 

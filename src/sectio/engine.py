@@ -141,6 +141,7 @@ class Sectio:
             max_tokens=self.settings.chunk_max_tokens,
             count=self.embedder.count_tokens,
             tenant=tenant,
+            starts=self.embedder.token_starts,
         )
         if profile is None and result.format == "markdown":
             prof = load_profile("docs")

@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(default=32, ge=1, le=1024)
     embed_threads: int | None = None
     fake_dimensions: int = Field(default=384, ge=2, le=4096)
+    #: Query vectors kept in memory (LRU, exact text); 0 embeds every query.
+    query_cache_size: int = Field(default=4096, ge=0, le=10_000_000)
 
     # --- ingest --------------------------------------------------------------
     upsert_batch_size: int = Field(default=256, ge=1, le=10_000)

@@ -1,8 +1,9 @@
 """Prometheus metrics of one app, in a registry of its own (no process globals).
 
 Exported: request latency histograms per endpoint and retrieval route, decisions
-by type, rerank fail-opens, tenant-check drops, trace-write failures and
-collection sizes (the last three read live from the library objects at scrape).
+by type, rerank fail-opens, tenant-check drops, trace-write failures, query
+embeddings computed vs cached and collection sizes (the last four read live
+from the library objects at scrape).
 """
 
 from __future__ import annotations
@@ -35,6 +36,14 @@ class _Live(Collector):
         )
         failures.add_metric([], float(values.get("trace_failures", 0)))
         yield failures
+        queries = CounterMetricFamily(
+            "sectio_query_embeddings",
+            "Query vectors by source: computed by the model or served from the query LRU.",
+            labels=["source"],
+        )
+        for source, n in sorted(values.get("query_embeddings", {}).items()):
+            queries.add_metric([source], float(n))
+        yield queries
         sizes = GaugeMetricFamily(
             "sectio_collection_points", "Points per collection.", labels=["collection"]
         )

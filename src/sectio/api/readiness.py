@@ -134,8 +134,14 @@ class Readiness:
         failures = 0
         if ops is not None:
             failures = int(getattr(ops, "trace_write_failures", 0))
+        embedder = getattr(self.engine, "_embedder", None)  # None until the first query
+        stats = getattr(embedder, "stats", None)
         return {
             "tenant_drops": getattr(getattr(self.engine, "tenant_guard", None), "dropped", 0),
             "trace_failures": failures,
+            "query_embeddings": {
+                "computed": int(getattr(stats, "queries_computed", 0)),
+                "cached": int(getattr(stats, "queries_cached", 0)),
+            },
             "collections": {n: s.count for n, s in self._state.items()},
         }

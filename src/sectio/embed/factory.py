@@ -27,7 +27,9 @@ def build_embedder(settings: Settings) -> Embedder:
 
 
 def build_cached_embedder(settings: Settings, inner: Embedder | None = None) -> CachedEmbedder:
-    """The configured embedder behind the on-disk cache under ``SECTIO_HOME``."""
+    """The configured embedder behind the document cache (``SECTIO_HOME``) and the query LRU."""
     return CachedEmbedder(
-        inner or build_embedder(settings), settings.cache_dir / "embeddings.sqlite"
+        inner or build_embedder(settings),
+        settings.cache_dir / "embeddings.sqlite",
+        query_cache_size=settings.query_cache_size,
     )

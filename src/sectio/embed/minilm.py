@@ -139,3 +139,12 @@ class MiniLMEmbedder:
 
     def count_tokens(self, text: str) -> int:
         return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+    def token_starts(self, texts: Sequence[str]) -> list[list[int]]:
+        """Where each token of each text starts (character offsets; one parallel batch).
+
+        WordPiece never makes a token across whitespace, so the tokens of a
+        span are the ones starting inside it (see :mod:`sectio.ingest.chunking`).
+        """
+        encodings = self._counter.encode_batch(list(texts), add_special_tokens=False)
+        return [[start for start, _ in e.offsets] for e in encodings]

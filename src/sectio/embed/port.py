@@ -7,7 +7,7 @@ Implementations: :class:`sectio.embed.minilm.MiniLMEmbedder` (default),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -15,6 +15,9 @@ import numpy.typing as npt
 
 Matrix = npt.NDArray[np.float32]
 Vector = npt.NDArray[np.float32]
+#: Texts -> for each, the character offsets where its tokens start (ascending). An
+#: optional embedder capability (MiniLM has it) that makes chunking linear.
+TokenStarts = Callable[[Sequence[str]], list[list[int]]]
 
 
 @runtime_checkable

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
 from qdrant_edge import (
     CountRequest,
     Distance,
@@ -232,7 +233,7 @@ class EdgeIndex:
     def upsert(self, points: Sequence[PointData]) -> None:
         edge_points = []
         for p in points:
-            vector: dict[str, Any] = {DENSE: [float(x) for x in p.dense]}
+            vector: dict[str, Any] = {DENSE: np.asarray(p.dense, dtype=np.float32).tolist()}
             for name, sv in p.sparse.items():
                 vector[name] = _sparse(sv)
             edge_points.append(Point(id=p.id, vector=vector, payload=engine_payload(p.payload)))

@@ -19,11 +19,15 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
+from sectio.embed.port import TokenStarts
 from sectio.errors import ContractError, NotAvailable, RecordError
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
+
+#: Documents tokenized per batch when the embedder gives token offsets.
+_BLOCK = 1024
 
 Format = Literal["chunks", "beir", "markdown"]
 FORMATS: tuple[str, ...] = ("chunks", "beir", "markdown")
@@ -115,15 +119,23 @@ def read_chunks(path: Path) -> list[ChunkRecord]:
 
 
 def read_beir(
-    path: Path, max_tokens: int = 256, count: TokenCounter = approx_tokens, tenant: str = "default"
+    path: Path,
+    max_tokens: int = 256,
+    count: TokenCounter = approx_tokens,
+    tenant: str = "default",
+    starts: TokenStarts | None = None,
 ) -> list[ChunkRecord]:
     """Read a BEIR corpus; long documents are split into ordered chunks.
+
+    Every line is validated before any text is split. With ``starts`` (the
+    embedder's batched token offsets) each block of documents is tokenized
+    once, in one parallel batch; otherwise ``count`` measures sentences.
 
     Raises:
         RecordError: a line without ``_id`` or text.
     """
     corpus = _resolve_beir(path)
-    located: list[tuple[ChunkRecord, str, int]] = []
+    docs: list[tuple[int, str, str, str | None, dict[str, Any]]] = []
     for lineno, data in _json_lines(corpus):
         if not isinstance(data, dict):
             raise RecordError(str(corpus), lineno, "<record>", "must be a JSON object")
@@ -133,27 +145,34 @@ def read_beir(
         text = data.get("text")
         if not isinstance(text, str) or not text.strip():
             raise RecordError(str(corpus), lineno, "text", "must be non-empty")
-        title = data.get("title") or None
         extra = {
             k: v
             for k, v in data.items()
             if k not in ("_id", "title", "text") and isinstance(v, str | int | float)
         }
-        budget = max_tokens - (count(title) if title else 0)
-        parts = split_text(text, max(budget, 16), count)
-        for i, part in enumerate(parts):
-            record = {
-                "chunk_id": str(doc_id) if len(parts) == 1 else f"{doc_id}#{i}",
-                "doc_id": str(doc_id),
-                "section_key": "body",
-                "part_index": i,
-                "text": part,
-                "doc_title": title,
-                "tenant": tenant,
-                "metadata": extra,
-                "source_refs": [{"source": corpus.name, "doc": str(doc_id)}],
-            }
-            located.append((parse_record(record, str(corpus), lineno), str(corpus), lineno))
+        docs.append((lineno, str(doc_id), text, data.get("title") or None, extra))
+    located: list[tuple[ChunkRecord, str, int]] = []
+    for block in range(0, len(docs), _BLOCK):
+        part_docs = docs[block : block + _BLOCK]
+        offsets = starts([d[2] for d in part_docs]) if starts else [None] * len(part_docs)
+        for (lineno, doc_id, text, title, extra), text_starts in zip(
+            part_docs, offsets, strict=True
+        ):
+            budget = max_tokens - (count(title) if title else 0)
+            parts = split_text(text, max(budget, 16), count, starts=text_starts)
+            for i, part in enumerate(parts):
+                record = {
+                    "chunk_id": doc_id if len(parts) == 1 else f"{doc_id}#{i}",
+                    "doc_id": doc_id,
+                    "section_key": "body",
+                    "part_index": i,
+                    "text": part,
+                    "doc_title": title,
+                    "tenant": tenant,
+                    "metadata": extra,
+                    "source_refs": [{"source": corpus.name, "doc": doc_id}],
+                }
+                located.append((parse_record(record, str(corpus), lineno), str(corpus), lineno))
     if not located:
         raise ContractError(f"{corpus}: no records")
     check_unique_ids(located)
@@ -167,6 +186,7 @@ def read_source(
     max_tokens: int = 256,
     count: TokenCounter = approx_tokens,
     tenant: str | None = None,
+    starts: TokenStarts | None = None,
 ) -> ReadResult:
     """Read any supported source into validated records.
 
@@ -189,7 +209,7 @@ def read_source(
         )
     readers: dict[str, Callable[[], list[ChunkRecord]]] = {
         "chunks": lambda: read_chunks(path),
-        "beir": lambda: read_beir(path, max_tokens=max_tokens, count=count),
+        "beir": lambda: read_beir(path, max_tokens=max_tokens, count=count, starts=starts),
         "markdown": lambda: _read_markdown(path, max_tokens, count),
     }
     records = readers[fmt]()
