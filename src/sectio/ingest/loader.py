@@ -7,7 +7,7 @@
    ``replace=True`` is built as a new version beside the live one);
 4. write the manifest;
 5. check each vector's length;
-6. upsert in batches;
+6. upsert in batches (in order of text length, shortest first: less padding);
 7. compare the collection's count with the chunk count (``CountMismatch``);
 then optimize, and switch the new version live. A refused or failed load leaves
 the store as it was. Re-loading the identical corpus (same manifest, every point
@@ -109,7 +109,8 @@ def load_records(
     started = time.perf_counter()
     stats_before = (embedder.stats.computed, embedder.stats.cached)
     lexical = LexicalEncoder(profile.lexical)
-    sparse = lexical.fit_documents([r.index_text() for r in records])
+    texts = [r.index_text() for r in records]
+    sparse = lexical.fit_documents(texts)
     incoming = build_manifest(
         name,
         records,
@@ -169,9 +170,13 @@ def load_records(
         target.write_manifest(incoming)
         upserted = 0
         total = len(records)
+        # Shortest texts first: each batch then holds texts of about one length, so
+        # the model pads little (as if the whole corpus were sorted at once).
+        order = sorted(range(total), key=lambda i: len(texts[i]))
         for start in range(0, total, batch_size):
-            batch = records[start : start + batch_size]
-            vectors = embedder.embed_documents([r.index_text() for r in batch])
+            picked = order[start : start + batch_size]
+            batch = [records[i] for i in picked]
+            vectors = embedder.embed_documents([texts[i] for i in picked])
             # (e) every vector's length, before it is written.
             if vectors.ndim != 2 or vectors.shape[1] != incoming.dimensions:
                 raise VectorSizeError(
@@ -189,9 +194,7 @@ def load_records(
                         sparse=sv,
                         payload=r.payload(),
                     )
-                    for r, vec, sv in zip(
-                        batch, vectors, sparse[start : start + batch_size], strict=True
-                    )
+                    for r, vec, sv in zip(batch, vectors, [sparse[i] for i in picked], strict=True)
                 ]
             )
             upserted += len(batch)
