@@ -5,8 +5,13 @@ then drives it from this process with concurrent keep-alive clients for a fixed
 time per endpoint, reporting requests/s, p50/p99 latency, errors and the
 server's RSS at start and end (flat RSS = no leak).
 
+Two query mixes per endpoint: ``repeated`` (8 consumer questions in turn: the
+query-vector LRU answers every repeat, as for an assistant's common questions)
+and ``distinct`` (every request a question never asked before: the model embeds
+each one).
+
 Usage: ``python benchmarks/load.py [--seconds 30] [--concurrency 8] [--embedder minilm|fake]``
-(``--seconds 600`` for the 10-minute RSS run).
+(``--seconds 150`` for the 10-minute RSS run: four rows of 150 s).
 """
 
 from __future__ import annotations
@@ -38,6 +43,40 @@ QUESTIONS = [
     "stomach bleeding risk",
     "dose of amoxicillin for children",
 ]
+
+
+DRUGS = [
+    "metformin",
+    "sertraline",
+    "warfarin",
+    "aspirin",
+    "lisinopril",
+    "ibuprofen",
+    "omeprazole",
+    "amoxicillin",
+]
+TEMPLATES = [
+    "what is {d} used for {m}",
+    "side effects of {d} {m}",
+    "who should not take {d} {m}",
+    "how much {d} can I take {m}",
+    "{d} interactions {m}",
+    "is {d} safe {m}",
+    "can {d} cause stomach bleeding {m}",
+    "what happens if I miss a dose of {d} {m}",
+]
+MODIFIERS = ["in a {a} year old", "at age {a}", "if I weigh {a} kg", "after {a} days"]
+
+
+def distinct_questions() -> list[str]:
+    """2,048+ different questions about the demo drugs (never two alike)."""
+    return [
+        t.format(d=d, m=m.format(a=a))
+        for a in range(18, 90)
+        for m in MODIFIERS
+        for t in TEMPLATES
+        for d in DRUGS
+    ]
 
 
 def _port() -> int:
@@ -121,14 +160,18 @@ def main() -> None:
         asyncio.run(_drive(url, "/v1/search", lambda n: {"query": QUESTIONS[n % 8]}, 2, 2))
         rss_start = proc.memory_info().rss / 2**20
         rows = []
-        for path, body_of in (
-            ("/v1/search", lambda n: {"query": QUESTIONS[n % len(QUESTIONS)]}),
-            ("/v1/retrieve", lambda n: {"query": QUESTIONS[n % len(QUESTIONS)]}),
+        fresh = iter(distinct_questions())
+        for path, mix, body_of in (
+            ("/v1/search", "repeated", lambda n: {"query": QUESTIONS[n % len(QUESTIONS)]}),
+            ("/v1/search", "distinct", lambda n: {"query": next(fresh)}),
+            ("/v1/retrieve", "repeated", lambda n: {"query": QUESTIONS[n % len(QUESTIONS)]}),
+            ("/v1/retrieve", "distinct", lambda n: {"query": next(fresh)}),
         ):
             r = asyncio.run(_drive(url, path, body_of, args.seconds, args.concurrency))
             rows.append(
                 [
                     path,
+                    mix,
                     args.concurrency,
                     r["requests"],
                     r["rps"],
@@ -144,7 +187,7 @@ def main() -> None:
     print_table(
         f"sectio serve on loopback, {args.embedder} embedder, {args.seconds:.0f} s per endpoint "
         f"(server RSS {rss_start:.0f} MiB at start, {rss_end:.0f} MiB at end)",
-        ["endpoint", "concurrency", "requests", "req/s", "p50 ms", "p99 ms", "errors"],
+        ["endpoint", "questions", "concurrency", "requests", "req/s", "p50 ms", "p99 ms", "errors"],
         rows,
     )
 

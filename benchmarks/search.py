@@ -20,7 +20,8 @@ Systems and modes:
 ``engine`` times the search alone (query vectors precomputed; sectio's
 ``timings_ms["engine"]``, bm25s ``retrieve`` on pre-tokenized queries, the
 numpy product). ``e2e`` adds query embedding / tokenization and building the
-result (sectio: :func:`sectio.retrieve.search.search` wall time). Each query
+result (sectio: :func:`sectio.retrieve.search.search` wall time; the query LRU
+is off here, so every e2e call runs the model). Each query
 runs once untimed (warm-up), then ``--repeat`` timed passes; p50/p99 over
 all timed calls, queries/s = 1000 / mean ms (single thread, sequential).
 
@@ -206,7 +207,7 @@ def bench_dataset(
 
 def scifact(args: argparse.Namespace) -> list[list[Any]]:
     home = Path(args.scifact_home)
-    with Sectio(Settings(home=home)) as s:
+    with Sectio(Settings(home=home, query_cache_size=0)) as s:
         if not s.backend.exists(args.scifact_collection):
             print(f"ingesting SciFact into {home} ...", file=sys.stderr, flush=True)
             s.ingest(DATA / "scifact", fmt="beir", collection=args.scifact_collection)
@@ -239,7 +240,7 @@ def synthetic(args: argparse.Namespace) -> list[list[Any]]:
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     name = f"synthetic_{args.n}"
-    settings = Settings(home=work / "home", embedder="fake")
+    settings = Settings(home=work / "home", embedder="fake", query_cache_size=0)
     with Sectio(settings, embedder=SeededEmbedder()) as s:
         rows = synthetic_corpus(args.n)
         if not s.backend.exists(name) or s.backend.point_count(name) != args.n:

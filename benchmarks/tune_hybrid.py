@@ -4,7 +4,8 @@ Prints one table row per configuration: nDCG@10, Recall@10, Recall@100, MRR@10
 at doc level. The defaults shipped in ``Settings`` (``rrf_k``, pool, weights)
 and in the ``generic`` profile come from running this on SciFact ``train``.
 
-Examples (one SECTIO_HOME for all runs: the embedding cache makes re-ingests fast)::
+Examples (one SECTIO_HOME for all runs: the embedding cache makes re-ingests fast,
+and the query LRU embeds each query once across a grid)::
 
     export SECTIO_HOME=/tmp/sectio-eval-home
     python benchmarks/tune_hybrid.py fusion --collection scifact \
@@ -40,21 +41,6 @@ def header() -> None:
     print(f"{'configuration':<44} {' '.join(f'{c:>6}' for c in COLUMNS)}", flush=True)
 
 
-def memo_queries(s: Sectio) -> Sectio:
-    """Embed each query once across the grid (the cache keeps documents, not queries)."""
-    embedder = s.embedder
-    inner = embedder.embed_query
-    memo: dict[str, Any] = {}
-
-    def embed_query(text: str) -> Any:
-        if text not in memo:
-            memo[text] = inner(text)
-        return memo[text]
-
-    embedder.embed_query = embed_query  # type: ignore[method-assign]
-    return s
-
-
 def run_eval(
     s: Sectio, args: argparse.Namespace, collection: str, mode: str, top_k: int | None = None
 ) -> dict[str, float]:
@@ -73,7 +59,7 @@ def run_eval(
 def fusion(args: argparse.Namespace) -> None:
     """Grid over rrf_k, pool and weights on an ingested collection."""
     base = Settings()
-    with memo_queries(Sectio(base)) as s:
+    with Sectio(base) as s:
         header()
         for mode in ("dense", "lexical"):
             row(mode, run_eval(s, args, args.collection, mode))
@@ -104,7 +90,7 @@ def _ingest(s: Sectio, corpus: Path, name: str, profile: CorpusProfile) -> float
 def bm25(args: argparse.Namespace) -> None:
     """Grid over BM25 k1 and b (re-ingests; embeddings come from the cache)."""
     base = load_profile("generic")
-    with memo_queries(Sectio(Settings())) as s:
+    with Sectio(Settings()) as s:
         header()
         for k1, b in itertools.product(args.k1, args.b):
             lex = LexicalSettings(**{**base.lexical.model_dump(), "k": k1, "b": b})
@@ -122,7 +108,7 @@ def chunking(args: argparse.Namespace) -> None:
     """Chunk sizes (long abstracts split into several chunks; doc-level eval de-duplicates)."""
     for size in args.sizes:
         settings = Settings(chunk_max_tokens=size)
-        with memo_queries(Sectio(settings)) as s:
+        with Sectio(settings) as s:
             name = f"tune_chunk_{size}"
             secs = _ingest(s, args.corpus, name, load_profile("generic"))
             count = s.collection(name).index.count()

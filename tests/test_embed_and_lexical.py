@@ -182,3 +182,22 @@ def test_packing_never_exceeds_the_limit_when_a_tokenizer_merges_across_spaces()
     # each sentence is 1 token, so their sum (4) fits, but joined they make 7
     chunks = split_text("a. b. c. d.", max_tokens=5, count=merging)
     assert chunks == ["a. b. c.", "d."]
+
+
+def test_token_batches_respect_the_padded_budget() -> None:
+    from sectio.embed.minilm import _token_batches
+
+    sizes = [10, 10, 10, 40, 40, 300, 12]
+    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    batches = _token_batches(order, sizes, budget=80, most=3)
+    assert [i for b in batches for i in b] == order  # every text once, in size order
+    for b in batches:
+        assert len(b) <= 3
+        assert len(b) == 1 or len(b) * max(sizes[i] for i in b) <= 80
+    assert [300] in [[sizes[i] for i in b] for b in batches]  # wider than the budget: alone
+
+
+def test_minilm_token_budget_batches_give_the_same_vectors(minilm: MiniLMEmbedder) -> None:
+    texts = ["short", "a somewhat longer sentence about renal dosing " * 6, "medium text here"]
+    wide = MiniLMEmbedder(minilm._model_dir.parent.parent, batch_tokens=100_000, batch_size=64)
+    assert np.allclose(minilm.embed_documents(texts), wide.embed_documents(texts), atol=1e-5)

@@ -29,7 +29,11 @@ class Settings(BaseSettings):
     # --- embedding ---------------------------------------------------------
     embedder: EmbedderName = "minilm"
     embed_max_length: int = Field(default=256, ge=16, le=512)
+    #: Most texts per model batch.
     embed_batch_size: int = Field(default=32, ge=1, le=1024)
+    #: Most padded tokens per model batch (texts x the widest): long passages go two at a
+    #: time, short ones many. Small batches are faster on 2 cores (benchmarks/ingest.py).
+    embed_batch_tokens: int = Field(default=512, ge=16, le=1_000_000)
     embed_threads: int | None = None
     fake_dimensions: int = Field(default=384, ge=2, le=4096)
     #: Query vectors kept in memory (LRU, exact text); 0 embeds every query.

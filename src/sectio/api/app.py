@@ -100,6 +100,10 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await in_engine(readiness.check)
+        try:  # load the model now, not on the first request
+            await in_engine(lambda: engine.embedder.inner.embed_query("warm up"))
+        except Exception as exc:  # the first query will report it
+            logging.getLogger("sectio.api").warning("embedder warm-up failed: %s", exc)
         tasks = [asyncio.create_task(_refresh_forever())]
         if settings.retention_days:
             tasks.append(asyncio.create_task(_retention_daily()))

@@ -23,6 +23,7 @@ def build_embedder(settings: Settings) -> Embedder:
         max_length=settings.embed_max_length,
         batch_size=settings.embed_batch_size,
         threads=settings.embed_threads,
+        batch_tokens=settings.embed_batch_tokens,
     )
 
 

@@ -84,6 +84,26 @@ def build_manifest(
     )
 
 
+def _known_fit(
+    lexical: LexicalEncoder, existing: Manifest | None, records: Sequence[ChunkRecord]
+) -> bool:
+    """True, with ``lexical.avg_len`` set, if ``existing`` already holds this corpus's fit.
+
+    The BM25 fit (``avg_len``) is a function of the corpus and the BM25 settings:
+    an existing manifest with the same corpus sha256 and settings has it.
+    """
+    if existing is None or existing.corpus_sha256 != corpus_sha256(records):
+        return False
+    known = dict(existing.bm25)
+    avg = known.pop("avg_len", None)
+    mine = lexical.manifest_entry()
+    mine.pop("avg_len", None)
+    if known != mine or not isinstance(avg, dict):
+        return False
+    lexical.avg_len = {str(k): float(v) for k, v in avg.items()}
+    return True
+
+
 def load_records(
     backend: IndexBackend,
     name: str,
@@ -110,7 +130,10 @@ def load_records(
     stats_before = (embedder.stats.computed, embedder.stats.cached)
     lexical = LexicalEncoder(profile.lexical)
     texts = [r.index_text() for r in records]
-    sparse = lexical.fit_documents(texts)
+    exists = backend.exists(name)
+    existing = backend.read_manifest(name) if exists else None
+    # The BM25 fit (a tokenizer pass over the corpus) only matters if we write.
+    sparse = None if _known_fit(lexical, existing, records) else lexical.fit_documents(texts)
     incoming = build_manifest(
         name,
         records,
@@ -125,8 +148,7 @@ def load_records(
     # (b) compatibility gate: nothing has been written yet.
     staged = True
     action = "created"
-    if backend.exists(name):
-        existing = backend.read_manifest(name)
+    if exists:
         if existing is None:
             held = backend.point_count(name)
             if held:
@@ -170,6 +192,8 @@ def load_records(
         target.write_manifest(incoming)
         upserted = 0
         total = len(records)
+        if sparse is None:
+            sparse = lexical.fit_documents(texts)
         # Shortest texts first: each batch then holds texts of about one length, so
         # the model pads little (as if the whole corpus were sorted at once).
         order = sorted(range(total), key=lambda i: len(texts[i]))
