@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -104,6 +105,10 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
             await in_engine(lambda: engine.embedder.inner.embed_query("warm up"))
         except Exception as exc:  # the first query will report it
             logging.getLogger("sectio.api").warning("embedder warm-up failed: %s", exc)
+        # Everything loaded so far lives as long as the app: keep it out of the
+        # collector's scans, so a full collection under load is short.
+        gc.collect()
+        gc.freeze()
         tasks = [asyncio.create_task(_refresh_forever())]
         if settings.retention_days:
             tasks.append(asyncio.create_task(_retention_daily()))

@@ -301,7 +301,7 @@ class OpsStore:
         )
         self.ensure_ready()
         with self._tx() as conn:
-            conn.execute(retrieval_trace.insert().values(**row))
+            conn.execute(retrieval_trace.insert(), row)  # one cached statement for every row
             if conversation_id is not None and append_turns:
                 conn.execute(
                     conversation_turn.insert(),
