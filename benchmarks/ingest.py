@@ -187,7 +187,7 @@ def main() -> None:
                 f"{bare_default['per_s'] / bare['per_s']:.0%}",
             ],
             [
-                "bare embedder, sectio settings (256 tok, batch 32, sorted)",
+                "bare embedder, sectio settings (256 tok, 512-token batches, sorted)",
                 bare["texts"],
                 bare["seconds"],
                 bare["per_s"],

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -69,7 +71,7 @@ MODIFIERS = ["in a {a} year old", "at age {a}", "if I weigh {a} kg", "after {a} 
 
 
 def distinct_questions() -> list[str]:
-    """2,048+ different questions about the demo drugs (never two alike)."""
+    """18,432 different questions about the demo drugs (never two alike)."""
     return [
         t.format(d=d, m=m.format(a=a))
         for a in range(18, 90)
@@ -77,6 +79,15 @@ def distinct_questions() -> list[str]:
         for t in TEMPLATES
         for d in DRUGS
     ]
+
+
+def fresh_questions() -> Iterator[str]:
+    """Questions never asked before, without end (later rounds carry a case number)."""
+    base = distinct_questions()
+    yield from base
+    for case in itertools.count(2):
+        for q in base:
+            yield f"{q}, case {case}"
 
 
 def _port() -> int:
@@ -160,7 +171,7 @@ def main() -> None:
         asyncio.run(_drive(url, "/v1/search", lambda n: {"query": QUESTIONS[n % 8]}, 2, 2))
         rss_start = proc.memory_info().rss / 2**20
         rows = []
-        fresh = iter(distinct_questions())
+        fresh = fresh_questions()
         for path, mix, body_of in (
             ("/v1/search", "repeated", lambda n: {"query": QUESTIONS[n % len(QUESTIONS)]}),
             ("/v1/search", "distinct", lambda n: {"query": next(fresh)}),
