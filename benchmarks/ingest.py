@@ -174,50 +174,26 @@ def main() -> None:
     warm = run_phase(script, "ingest", str(corpus), str(home), "cold")
     warm_new = run_phase(script, "ingest", str(corpus), str(home), "warm")
     engine = run_phase(script, "engine", "20000" if quick else "100000")
+    runs = [
+        ("bare fastembed, defaults (512 tok, batch 256), 300 texts", bare_default),
+        ("bare embedder, sectio settings (256 tok, 512-token batches, sorted)", bare),
+        ("sectio ingest, cold cache", cold),
+        ("sectio ingest again, same collection (warm: converges, writes nothing)", warm),
+        ("sectio ingest, new collection, cache full (upsert + optimize again)", warm_new),
+    ]
     print_table(
         f"SciFact ingest ({cold['chunks']:.0f} chunks, {'1,000' if quick else '5,183'} abstracts)",
         ["run", "texts", "seconds", "chunks/s", "peak RSS MiB", "vs bare (sectio settings)"],
         [
             [
-                "bare fastembed, defaults (512 tok, batch 256), 300 texts",
-                bare_default["texts"],
-                bare_default["seconds"],
-                bare_default["per_s"],
-                bare_default["rss_mb"],
-                f"{bare_default['per_s'] / bare['per_s']:.0%}",
-            ],
-            [
-                "bare embedder, sectio settings (256 tok, 512-token batches, sorted)",
-                bare["texts"],
-                bare["seconds"],
-                bare["per_s"],
-                bare["rss_mb"],
-                "100%",
-            ],
-            [
-                "sectio ingest, cold cache",
-                cold["chunks"],
-                cold["seconds"],
-                cold["per_s"],
-                cold["rss_mb"],
-                f"{cold['per_s'] / bare['per_s']:.0%}",
-            ],
-            [
-                "sectio ingest again, same collection (warm: converges, writes nothing)",
-                warm["chunks"],
-                warm["seconds"],
-                warm["per_s"],
-                warm["rss_mb"],
-                f"{warm['per_s'] / bare['per_s']:.0%}",
-            ],
-            [
-                "sectio ingest, new collection, cache full (upsert + optimize again)",
-                warm_new["chunks"],
-                warm_new["seconds"],
-                warm_new["per_s"],
-                warm_new["rss_mb"],
-                f"{warm_new['per_s'] / bare['per_s']:.0%}",
-            ],
+                label,
+                r.get("texts", r.get("chunks")),
+                r["seconds"],
+                r["per_s"],
+                r["rss_mb"],
+                f"{r['per_s'] / bare['per_s']:.0%}",
+            ]
+            for label, r in runs
         ],
     )
     print_table(

@@ -346,23 +346,17 @@ def test_one_pass_fusion_equals_the_two_query_path(fusion_sectio: Sectio, top_k:
     # dense order is a tie, and engines break ties as they like)
     for query in (QUERY, "zebra", "the of and", "filler3 savanna", "zebra the filler1"):
         for filters in (None, {"doc_id": ["zebra", "s1", "s2"]}, {"doc_id": "missing"}):
-            fast = run_search(
-                coll,
-                fusion_sectio.embedder,
-                query,
-                tenant="default",
-                top_k=top_k,
-                filters=filters,
-                params=params,
-            )
-            slow = run_search(
-                plain,
-                fusion_sectio.embedder,
-                query,
-                tenant="default",
-                top_k=top_k,
-                filters=filters,
-                params=params,
+            fast, slow = (
+                run_search(
+                    c,
+                    fusion_sectio.embedder,
+                    query,
+                    tenant="default",
+                    top_k=top_k,
+                    filters=filters,
+                    params=params,
+                )
+                for c in (coll, plain)
             )
             assert [(h.chunk_id, round(h.score, 6)) for h in fast.hits] == [
                 (h.chunk_id, round(h.score, 6)) for h in slow.hits

@@ -43,26 +43,12 @@ def _pack(parts: list[str], max_tokens: int, count: TokenCounter) -> list[str]:
     space) is re-packed by counting each trial join, so no run is ever over.
     """
     out: list[str] = []
-    run: list[str] = []
-    size = 0
-
-    def flush() -> None:
+    for run, _ in _runs([(p, count(p)) for p in parts], max_tokens):
         joined = " ".join(run)
         if len(run) == 1 or count(joined) <= max_tokens:
             out.append(joined)
-        else:
+        else:  # the sum was wrong: this tokenizer merges across the space
             out.extend(_pack_exact(run, max_tokens, count))
-
-    for part in parts:
-        n = count(part)
-        if run and size + n > max_tokens:
-            flush()
-            run, size = [part], n
-        else:
-            run.append(part)
-            size += n
-    if run:
-        flush()
     return out
 
 
@@ -142,22 +128,23 @@ def _split_spans(text: str, max_tokens: int, starts: Sequence[int]) -> list[str]
             pieces.append((text[a:b], n))
             continue
         words = [(w.group(), size(w.start(), w.end())) for w in _WORD.finditer(text, a, b)]
-        pieces.extend(_runs(words, max_tokens))
-    return [piece for piece, _ in _runs(pieces, max_tokens)]
+        pieces.extend((" ".join(run), n) for run, n in _runs(words, max_tokens))
+    return [" ".join(run) for run, _ in _runs(pieces, max_tokens)]
 
 
-def _runs(parts: list[tuple[str, int]], max_tokens: int) -> list[tuple[str, int]]:
-    """Sized ``parts`` joined greedily with spaces into sized runs of at most ``max_tokens``."""
-    out: list[tuple[str, int]] = []
+def _runs(parts: list[tuple[str, int]], max_tokens: int) -> list[tuple[list[str], int]]:
+    """Sized ``parts`` grouped greedily, in order, into runs whose sizes sum to at most
+    ``max_tokens`` (a part over the limit alone); each run with its summed size."""
+    out: list[tuple[list[str], int]] = []
     current: list[str] = []
     size = 0
     for part, n in parts:
         if current and size + n > max_tokens:
-            out.append((" ".join(current), size))
+            out.append((current, size))
             current, size = [part], n
         else:
             current.append(part)
             size += n
     if current:
-        out.append((" ".join(current), size))
+        out.append((current, size))
     return out

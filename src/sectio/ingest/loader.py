@@ -64,11 +64,15 @@ def build_manifest(
     quantization: str = "none",
     batch_size: int | None = None,
     source: str | None = None,
+    digest: str | None = None,
 ) -> Manifest:
-    """The manifest a load of ``records`` would write (``lexical`` must be fitted)."""
+    """The manifest a load of ``records`` would write (``lexical`` must be fitted).
+
+    ``digest`` is ``corpus_sha256(records)`` when the caller has it already.
+    """
     return Manifest(
         collection=name,
-        corpus_sha256=corpus_sha256(records),
+        corpus_sha256=digest or corpus_sha256(records),
         chunk_count=len(records),
         model_id=embedder.model_id,
         dimensions=embedder.dimensions,
@@ -84,15 +88,13 @@ def build_manifest(
     )
 
 
-def _known_fit(
-    lexical: LexicalEncoder, existing: Manifest | None, records: Sequence[ChunkRecord]
-) -> bool:
+def _known_fit(lexical: LexicalEncoder, existing: Manifest | None, digest: str) -> bool:
     """True, with ``lexical.avg_len`` set, if ``existing`` already holds this corpus's fit.
 
-    The BM25 fit (``avg_len``) is a function of the corpus and the BM25 settings:
-    an existing manifest with the same corpus sha256 and settings has it.
+    The BM25 fit (``avg_len``) is a function of the corpus (``digest``, its
+    sha256) and the BM25 settings: an existing manifest with both has it.
     """
-    if existing is None or existing.corpus_sha256 != corpus_sha256(records):
+    if existing is None or existing.corpus_sha256 != digest:
         return False
     known = dict(existing.bm25)
     avg = known.pop("avg_len", None)
@@ -128,12 +130,28 @@ def load_records(
     """
     started = time.perf_counter()
     stats_before = (embedder.stats.computed, embedder.stats.cached)
+
+    def report(action: str, upserted: int, count: int) -> IngestReport:
+        return IngestReport(
+            collection=name,
+            source=source,
+            format=fmt,
+            action=action,
+            chunks_read=len(records),
+            upserted=upserted,
+            collection_count=count,
+            embeddings_computed=embedder.stats.computed - stats_before[0],
+            embeddings_cached=embedder.stats.cached - stats_before[1],
+            seconds=round(time.perf_counter() - started, 3),
+        )
+
     lexical = LexicalEncoder(profile.lexical)
     texts = [r.index_text() for r in records]
+    digest = corpus_sha256(records)
     exists = backend.exists(name)
     existing = backend.read_manifest(name) if exists else None
     # The BM25 fit (a tokenizer pass over the corpus) only matters if we write.
-    sparse = None if _known_fit(lexical, existing, records) else lexical.fit_documents(texts)
+    sparse = None if _known_fit(lexical, existing, digest) else lexical.fit_documents(texts)
     incoming = build_manifest(
         name,
         records,
@@ -143,6 +161,7 @@ def load_records(
         quantization=quantization,
         batch_size=batch_size,
         source=source,
+        digest=digest,
     )
 
     # (b) compatibility gate: nothing has been written yet.
@@ -168,18 +187,7 @@ def load_records(
                 # The same corpus, model and settings, every point present: nothing to
                 # write (no embedding, upsert or optimize). A short count falls through
                 # and re-upserts in place, which repairs it.
-                return IngestReport(
-                    collection=name,
-                    source=source,
-                    format=fmt,
-                    action=action,
-                    chunks_read=len(records),
-                    upserted=0,
-                    collection_count=held,
-                    embeddings_computed=0,
-                    embeddings_cached=0,
-                    seconds=round(time.perf_counter() - started, 3),
-                )
+                return report(action, upserted=0, count=held)
 
     # (c) create (or open in place), (d) manifest.
     spec = IndexSpec(
@@ -235,18 +243,7 @@ def load_records(
     except BaseException:
         target.abort()
         raise
-    return IngestReport(
-        collection=name,
-        source=source,
-        format=fmt,
-        action=action,
-        chunks_read=len(records),
-        upserted=upserted,
-        collection_count=count,
-        embeddings_computed=embedder.stats.computed - stats_before[0],
-        embeddings_cached=embedder.stats.cached - stats_before[1],
-        seconds=round(time.perf_counter() - started, 3),
-    )
+    return report(action, upserted=upserted, count=count)
 
 
 def tty_progress(
