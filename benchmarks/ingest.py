@@ -100,8 +100,10 @@ def phase_engine(n: str) -> dict[str, float]:
     from sectio.index.ids import point_id_for
     from sectio.index.lexical import LexicalEncoder
     from sectio.index.port import IndexSpec, PointData
+    from sectio.settings import Settings
 
     count = int(n)
+    quantization = Settings().quantization  # the shipped default (SECTIO_QUANTIZATION)
     rng = np.random.default_rng(0)
     vocab = [f"w{i}" for i in range(20_000)]
     zipf = rng.zipf(1.3, size=count * 120) % len(vocab)
@@ -114,7 +116,8 @@ def phase_engine(n: str) -> dict[str, float]:
     sparse = enc.fit_documents(texts)
     t1 = time.perf_counter()
     backend = EdgeBackend(root)
-    target = backend.load_target("bench", IndexSpec(dimensions=384), staged=True)
+    spec = IndexSpec(dimensions=384, quantization=quantization)
+    target = backend.load_target("bench", spec, staged=True)
     for start in range(0, count, 256):
         target.index.upsert(
             [
@@ -148,6 +151,7 @@ def phase_engine(n: str) -> dict[str, float]:
         "total_s": t3 - t0,
         "rss_mb": peak_rss_mb(),
         "disk_mb": disk,
+        "quantization": quantization,
     }
 
 
@@ -197,7 +201,8 @@ def main() -> None:
         ],
     )
     print_table(
-        f"Engine only: {engine['chunks']:,.0f} synthetic chunks (120 words, 384-d), Qdrant Edge",
+        f"Engine only: {engine['chunks']:,.0f} synthetic chunks (120 words, 384-d, 3 tenants), "
+        f"Qdrant Edge, quantization {engine['quantization']}",
         ["BM25 encode s", "upsert s", "optimize s", "total s", "peak RSS MiB", "disk MiB"],
         [
             [

@@ -3,7 +3,7 @@
 Starts the server (real MiniLM, the shipped demo corpus) in its own process,
 then drives it from this process with concurrent keep-alive clients for a fixed
 time per endpoint, reporting requests/s, p50/p99 latency, errors and the
-server's RSS at start and end (flat RSS = no leak).
+server's RSS at start and after each row (flat RSS = no leak).
 
 Two query mixes per endpoint: ``repeated`` (8 consumer questions in turn: the
 query-vector LRU answers every repeat, as for an assistant's common questions)
@@ -189,6 +189,7 @@ def main() -> None:
                     r["p50_ms"],
                     r["p99_ms"],
                     r["errors"],
+                    proc.memory_info().rss / 2**20,
                 ]
             )
         rss_end = proc.memory_info().rss / 2**20
@@ -198,7 +199,17 @@ def main() -> None:
     print_table(
         f"sectio serve on loopback, {args.embedder} embedder, {args.seconds:.0f} s per endpoint "
         f"(server RSS {rss_start:.0f} MiB at start, {rss_end:.0f} MiB at end)",
-        ["endpoint", "questions", "concurrency", "requests", "req/s", "p50 ms", "p99 ms", "errors"],
+        [
+            "endpoint",
+            "questions",
+            "concurrency",
+            "requests",
+            "req/s",
+            "p50 ms",
+            "p99 ms",
+            "errors",
+            "RSS MiB after",
+        ],
         rows,
     )
 

@@ -304,9 +304,10 @@ def test_fake_embedder_is_deterministic() -> None:
 
 def test_another_quantization_is_a_changed_collection(tmp_path: Path, small_corpus: Path) -> None:
     home = tmp_path / "home"
-    with Sectio(Settings(home=home, embedder="fake")) as s:
+    with Sectio(Settings(home=home, embedder="fake", quantization="none")) as s:
         s.ingest(small_corpus)
-    with Sectio(Settings(home=home, embedder="fake", quantization="int8")) as s:
+        assert s.collection("default").manifest.quantization == "none"
+    with Sectio(Settings(home=home, embedder="fake")) as s:  # the default: int8
         with pytest.raises(CorpusMismatch) as info:
             s.ingest(small_corpus)
         assert info.value.fields == ["quantization"]

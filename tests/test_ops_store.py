@@ -31,6 +31,7 @@ from sectio.ops import (
     retention_loop,
 )
 from sectio.ops.migrate import VERSION_TABLE
+from sectio.ops.records import TraceEntry
 from sectio.ops.schema import metadata
 from sectio.ops.testing import FakeClock, throwaway_database
 
@@ -288,6 +289,26 @@ def test_trace_of_a_search_result(store: OpsStore) -> None:
     assert [c["doc_id"] for c in row["citations"]] == ["aspirin", "metformin"]
     assert row["omitted_evidence_ids"] == []
     assert row["otel_trace_id"] is None  # header noise is dropped, the trace is kept
+
+
+def test_traces_of_concurrent_requests_go_in_one_transaction(store: OpsStore, url: str) -> None:
+    entries = [TraceEntry("search", hits(query=f"q{i}"), correlation_id=f"r{i}") for i in range(3)]
+    entries.append(TraceEntry("ask", answer(query="in c1"), conversation_id="c1"))
+    ids = store.record_traces(entries)
+    assert len(set(ids)) == 4
+    rows = [store.get_trace(t) for t in ids]
+    assert [r["correlation_id"] if r else None for r in rows] == ["r0", "r1", "r2", None]
+    assert [t.trace_id for t in store.conversation("c1", tenant="acme")] == [ids[3], ids[3]]
+    # all or none: a bad entry refuses the batch, and nothing of it is written
+    before = count(url, "retrieval_trace")
+    with pytest.raises(InvalidInput):
+        store.record_traces([TraceEntry("search", hits()), TraceEntry("Bad!", hits())])
+    assert count(url, "retrieval_trace") == before
+    # fail-open: the good entries of such a batch are still written, one at a time
+    got = store.try_record_traces([TraceEntry("search", hits()), TraceEntry("Bad!", hits())])
+    assert got[0] is not None and got[1] is None and store.get_trace(got[0]) is not None
+    assert count(url, "retrieval_trace") == before + 1
+    assert store.stats()["trace_write_failures"] == 1
 
 
 def test_intent_defaults_to_the_route(store: OpsStore) -> None:

@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,7 @@ from sectio.retrieve.search_filters import Filters
 from sectio.settings import Settings
 
 if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
-    from sectio.ops.records import AnyResult, Feedback
+    from sectio.ops.records import AnyResult, Feedback, TraceEntry
     from sectio.ops.store import OpsStore
 
 DEFAULT_COLLECTION = "default"
@@ -191,6 +191,7 @@ class Sectio:
         mode: str = "hybrid",
         filters: Filters | None = None,
         tenant: str,
+        record: bool = True,
     ) -> SearchResult:
         """Search ``collection`` as ``tenant``: ``hybrid`` (default), ``dense`` or ``lexical``.
 
@@ -198,7 +199,8 @@ class Sectio:
         ``doc_id``, ``section_key``, ``chunk_kind``, ``tags`` (any of),
         ``metadata.domain``, ``metadata.subdomain`` and ``path`` (prefix). Each
         hit's ``score`` is its dense cosine similarity (0.0 for a lexical-only hit).
-        See :mod:`sectio.retrieve.search`.
+        See :mod:`sectio.retrieve.search`. ``record=False`` leaves the trace to the
+        caller (:meth:`record`; the server writes it off the engine thread).
 
         Raises:
             UnknownFilter: an unknown filter key.
@@ -215,7 +217,8 @@ class Sectio:
             params=FusionParams.from_settings(self.settings),
             guard=self.tenant_guard,
         )
-        self.record("search", result)
+        if record:
+            self.record("search", result)
         return result
 
     # --- tenant-scoped reads (search is one; the routes use sectio.retrieve.reads) ---
@@ -313,13 +316,15 @@ class Sectio:
         turn_type: str | None = None,
         top_k: int | None = None,
         conversation_id: str | None = None,
+        record: bool = True,
     ) -> RetrievalResult:
         """Answer ``question`` with evidence and a decision (routes: :mod:`sectio.retrieve.ask`).
 
         ``doc_id`` / ``section_key`` override what the question names. A ``docs``
         profile collection is answered by the docs planner (``sectio.plan``) when
         it is installed. The trace is written fail-open (``trace_id``), and with
-        ``conversation_id`` the turn is appended to that conversation.
+        ``conversation_id`` the turn is appended to that conversation
+        (``record=False``: neither; the caller calls :meth:`record`).
 
         Raises:
             CollectionNotFound: no such collection.
@@ -346,20 +351,29 @@ class Sectio:
                 turn_type=turn_type,
                 top_k=top_k,
             )
-        self.record("ask", result, conversation_id=conversation_id)
+        if record:
+            self.record("ask", result, conversation_id=conversation_id)
         return result
 
     def lookup(
-        self, phrase: str, *, collection: str = DEFAULT_COLLECTION, tenant: str
+        self,
+        phrase: str,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        tenant: str,
+        record: bool = True,
     ) -> RetrievalResult:
         """Reverse lookup: the documents whose lookup section mentions ``phrase``.
+
+        ``record=False`` leaves the trace to the caller (:meth:`record`).
 
         Raises:
             CollectionNotFound: no such collection.
             ConfigError: an empty phrase.
         """
         result = self.router(collection).lookup(phrase, tenant=tenant)
-        self.record("lookup", result)
+        if record:
+            self.record("lookup", result)
         return result
 
     def assess(
@@ -414,26 +428,57 @@ class Sectio:
         ``self.ops.trace_write_failures`` and ``trace_id`` stays None.
         ``SECTIO_TRACES=false`` turns tracing off.
         """
-        result.trace_id = None
+        self.record_entries(
+            [
+                self.trace_entry(
+                    kind,
+                    result,
+                    conversation_id=conversation_id,
+                    correlation_id=correlation_id,
+                    otel_trace_id=otel_trace_id,
+                )
+            ]
+        )
+        return result.trace_id
+
+    def trace_entry(
+        self,
+        kind: str,
+        result: AnyResult,
+        *,
+        conversation_id: str | None = None,
+        correlation_id: str | None = None,
+        otel_trace_id: str | None = None,
+    ) -> TraceEntry:
+        """The trace :meth:`record` would write, its ids taken from the current request now.
+
+        Build it in the request's own context; :meth:`record_entries` may then run
+        anywhere (the server writes the traces of concurrent requests together).
+        """
+        from sectio.ops.records import TraceEntry  # SQLAlchemy loads on first use
+
         ctx = request_context.get()
         if ctx is not None:
             correlation_id = correlation_id or ctx.request_id
             otel_trace_id = otel_trace_id or ctx.otel_trace_id
-        if not self.settings.traces:
-            return None
+        return TraceEntry(kind, result, conversation_id, correlation_id, otel_trace_id)
+
+    def record_entries(self, entries: Sequence[TraceEntry]) -> None:
+        """Write several traces in one transaction, fail-open; set each ``result.trace_id``.
+
+        Each result's ``trace_id`` is None unless its trace was written (see :meth:`record`).
+        """
+        for entry in entries:
+            entry.result.trace_id = None
+        if not entries or not self.settings.traces:
+            return
         try:
             store = self.ops
         except Exception as exc:  # a bad URL must not break retrieval either
             logging.getLogger("sectio.ops").warning("trace not written: %s", exc)
-            return None
-        result.trace_id = store.try_record_trace(
-            kind,
-            result,
-            conversation_id=conversation_id,
-            correlation_id=correlation_id,
-            otel_trace_id=otel_trace_id,
-        )
-        return result.trace_id
+            return
+        for entry, trace_id in zip(entries, store.try_record_traces(entries), strict=True):
+            entry.result.trace_id = trace_id
 
     def feedback(
         self,

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sectio.embed.port import Embedder, Matrix, TokenStarts, Vector
+from sectio.embed.port import Embedder, Matrix, QueryBatch, TokenStarts, Vector
 from sectio.errors import EmbeddingError
 
 
@@ -64,6 +64,8 @@ class CachedEmbedder:
         self.query_cache_size = query_cache_size
         self._queries: OrderedDict[str, Vector] = OrderedDict()
         self._queries_lock = threading.Lock()
+        #: Prefetched vectors not yet asked for (their first hit is not a cache hit).
+        self._fresh: set[str] = set()
         self.model_id = inner.model_id
         self.dimensions = inner.dimensions
         self.input_kind = inner.input_kind
@@ -134,7 +136,11 @@ class CachedEmbedder:
         return np.stack([found[k] for k in keys])
 
     def embed_query(self, text: str) -> Vector:
-        """The query's vector; a repeated text is served from the LRU (a read-only array)."""
+        """The query's vector; a repeated text is served from the LRU (a read-only array).
+
+        A vector put there by :meth:`prefetch_queries` counts as computed (once),
+        not as a cache hit.
+        """
         if self.query_cache_size == 0:
             self.stats.queries_computed += 1
             return self.inner.embed_query(text)
@@ -142,17 +148,59 @@ class CachedEmbedder:
             vec = self._queries.get(text)
             if vec is not None:
                 self._queries.move_to_end(text)
-                self.stats.queries_cached += 1
+                if text in self._fresh:
+                    self._fresh.discard(text)
+                else:
+                    self.stats.queries_cached += 1
                 return vec
-        vec = np.array(self.inner.embed_query(text), dtype=np.float32)
-        vec.flags.writeable = False  # shared by every later hit: nobody may change it
+        vec = self.inner.embed_query(text)
         with self._queries_lock:
-            self._queries[text] = vec
-            self._queries.move_to_end(text)
-            while len(self._queries) > self.query_cache_size:
-                self._queries.popitem(last=False)
+            kept = self._remember(text, vec)
             self.stats.queries_computed += 1
-        return vec
+        return kept
+
+    def prefetch_queries(self, texts: Sequence[str]) -> int:
+        """Embed the questions not in the LRU in one model call, and keep them there.
+
+        The server calls this with the questions of concurrent requests, outside
+        the engine thread; each request's own :meth:`embed_query` then finds its
+        vector. Does nothing when the LRU is off or the inner embedder has no
+        batch capability (:data:`sectio.embed.port.QueryBatch`).
+
+        Returns:
+            how many vectors were computed.
+
+        Raises:
+            EmbeddingError: the model returned vectors of the wrong shape.
+        """
+        batch: QueryBatch | None = getattr(self.inner, "embed_queries", None)
+        if self.query_cache_size == 0 or batch is None:
+            return 0
+        with self._queries_lock:
+            todo = [t for t in dict.fromkeys(texts) if t not in self._queries]
+        if not todo:
+            return 0
+        vecs = batch(todo)
+        if vecs.shape != (len(todo), self.dimensions):
+            raise EmbeddingError(f"embedder returned shape {vecs.shape} for {len(todo)} queries")
+        with self._queries_lock:
+            for text, vec in zip(todo, vecs, strict=True):
+                if text not in self._queries:
+                    self._remember(text, vec)
+                    self._fresh.add(text)
+                    self.stats.queries_computed += 1
+        return len(todo)
+
+    def _remember(self, text: str, vec: Vector) -> Vector:
+        """Keep ``vec`` (as a read-only copy) for ``text``; evict the least recently used."""
+        kept = np.array(vec, dtype=np.float32)
+        kept.flags.writeable = False  # shared by every later hit: nobody may change it
+        self._queries[text] = kept
+        self._queries.move_to_end(text)
+        while len(self._queries) > self.query_cache_size:
+            old, _ = self._queries.popitem(last=False)
+            self._fresh.discard(old)
+        return kept
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)

@@ -57,5 +57,11 @@ class FakeEmbedder:
     def embed_query(self, text: str) -> Vector:
         return self._one(text)
 
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        self.calls += 1
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.stack([self._one(t) for t in texts])
+
     def count_tokens(self, text: str) -> int:
         return len(_WORD.findall(text))

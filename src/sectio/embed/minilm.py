@@ -193,6 +193,16 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> Vector:
         return np.asarray(next(iter(self.model.query_embed(text))), dtype=np.float32)
 
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        """Query vectors for ``texts`` in one model call (input order).
+
+        Each row equals :meth:`embed_query` of its text (tests/test_query_batch.py).
+        """
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        vecs = self.model.query_embed(list(texts), batch_size=len(texts))
+        return np.asarray(list(vecs), dtype=np.float32)
+
     def count_tokens(self, text: str) -> int:
         return len(self._counter.encode(text, add_special_tokens=False).ids)
 

@@ -18,6 +18,10 @@ Vector = npt.NDArray[np.float32]
 #: Texts -> for each, the character offsets where its tokens start (ascending). An
 #: optional embedder capability (MiniLM has it) that makes chunking linear.
 TokenStarts = Callable[[Sequence[str]], list[list[int]]]
+#: Questions -> their query vectors in one model call (row i for question i). An
+#: optional embedder capability (MiniLM and the fake have it): the server embeds
+#: the questions of concurrent requests together.
+QueryBatch = Callable[[Sequence[str]], Matrix]
 
 
 @runtime_checkable

@@ -182,7 +182,8 @@ class DenseScoredFusion(Protocol):
         rrf_k: int,
         weights: Sequence[float] | None = None,
     ) -> tuple[list[StoredPoint], dict[str, float]]:
-        """``search_fused`` (same ranking), and the dense candidates' similarity by point id."""
+        """``search_fused`` (same ranking), and the dense similarity of the hits that were
+        dense candidates, by point id (a hit missing from it is lexical-only)."""
         ...
 
 

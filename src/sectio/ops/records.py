@@ -36,6 +36,17 @@ def _jsonable(value: Any) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class TraceEntry:
+    """One trace to write: the result, and the ids of the request it answered."""
+
+    kind: str
+    result: AnyResult
+    conversation_id: str | None = None
+    correlation_id: str | None = None
+    otel_trace_id: str | None = None
+
+
+@dataclass(frozen=True)
 class TraceSummary:
     """One row of ``sectio traces``: a trace with its feedback rating (if any)."""
 

@@ -25,7 +25,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -49,6 +49,7 @@ from sectio.ops.records import (
     AnyResult,
     Feedback,
     PurgeReport,
+    TraceEntry,
     TraceSummary,
     Turn,
     canonical_uuid,
@@ -287,39 +288,49 @@ class OpsStore:
         Raises:
             StoreError: any failure (see :meth:`try_record_trace` for fail-open).
         """
-        trace_id = str(uuid.uuid4())
+        entry = TraceEntry(kind, result, conversation_id, correlation_id, otel_trace_id)
+        return self.record_traces([entry], append_turns=append_turns)[0]
+
+    def record_traces(
+        self, entries: Sequence[TraceEntry], *, append_turns: bool = True
+    ) -> list[str]:
+        """:meth:`record_trace` for several results in one transaction (ids in input order).
+
+        The server writes the traces of concurrent requests together: one
+        commit for all. All or none are written.
+
+        Raises:
+            StoreError: any failure; nothing was written.
+        """
         now = self._now()
-        row = trace_values(
-            kind,
-            result,
-            trace_id=trace_id,
-            created_at=now,
-            policy=self.trace_query_text,
-            conversation_id=conversation_id,
-            correlation_id=correlation_id,
-            otel_trace_id=otel_trace_id,
-        )
+        ids = [str(uuid.uuid4()) for _ in entries]
+        rows = [
+            trace_values(
+                e.kind,
+                e.result,
+                trace_id=trace_id,
+                created_at=now,
+                policy=self.trace_query_text,
+                conversation_id=e.conversation_id,
+                correlation_id=e.correlation_id,
+                otel_trace_id=e.otel_trace_id,
+            )
+            for e, trace_id in zip(entries, ids, strict=True)
+        ]
+        turns = [
+            self._turn_row(e.conversation_id, e.result.tenant, role, text, trace_id, now)
+            for e, trace_id in zip(entries, ids, strict=True)
+            if e.conversation_id is not None and append_turns
+            for role, text in (("user", e.result.query), ("assistant", summarize(e.result)))
+        ]
+        if not rows:
+            return []
         self.ensure_ready()
         with self._tx() as conn:
-            conn.execute(retrieval_trace.insert(), row)  # one cached statement for every row
-            if conversation_id is not None and append_turns:
-                conn.execute(
-                    conversation_turn.insert(),
-                    [
-                        self._turn_row(
-                            conversation_id, result.tenant, "user", result.query, trace_id, now
-                        ),
-                        self._turn_row(
-                            conversation_id,
-                            result.tenant,
-                            "assistant",
-                            summarize(result),
-                            trace_id,
-                            now,
-                        ),
-                    ],
-                )
-        return trace_id
+            conn.execute(retrieval_trace.insert(), rows)  # one cached statement for every row
+            if turns:
+                conn.execute(conversation_turn.insert(), turns)
+        return ids
 
     def try_record_trace(
         self,
@@ -331,43 +342,45 @@ class OpsStore:
         otel_trace_id: str | None = None,
     ) -> str | None:
         """:meth:`record_trace`, fail-open: any failure is logged and counted; returns None."""
+        entry = TraceEntry(kind, result, conversation_id, correlation_id, otel_trace_id)
+        return self.try_record_traces([entry])[0]
+
+    def try_record_traces(self, entries: Sequence[TraceEntry]) -> list[str | None]:
+        """:meth:`record_traces`, fail-open: on any failure, logged and counted, all None."""
+        failed: list[str | None] = [None] * len(entries)
         if time.monotonic() < self._down_until:
-            self._count(failed=True, skipped=True)
+            self._count(failed=True, skipped=True, n=len(entries))
             log.debug("trace not written: operational store %s marked down", self.url)
-            return None
+            return failed
         try:
-            trace_id = self.record_trace(
-                kind,
-                result,
-                conversation_id=conversation_id,
-                correlation_id=correlation_id,
-                otel_trace_id=otel_trace_id,
-            )
+            ids = self.record_traces(entries)
         except (StoreUnavailable, StoreNotMigrated) as exc:
             self._down_until = time.monotonic() + self.retry_after_s
-            self._count(failed=True)
+            self._count(failed=True, n=len(entries))
             log.warning("trace not written (retrying in %.0fs): %s", self.retry_after_s, exc)
-            return None
+            return failed
         except Exception as exc:  # fail-open: a trace must never break retrieval
-            self._count(failed=True)
+            if len(entries) > 1:  # one bad entry must not cost the others their trace
+                return [self.try_record_traces([e])[0] for e in entries]
+            self._count(failed=True, n=len(entries))
             log.warning(
                 "trace not written: %s: %s",
                 type(exc).__name__,
                 exc,
                 exc_info=not isinstance(exc, StoreError),
             )
-            return None
-        self._count(failed=False)
-        return trace_id
+            return failed
+        self._count(failed=False, n=len(entries))
+        return list(ids)
 
-    def _count(self, *, failed: bool, skipped: bool = False) -> None:
+    def _count(self, *, failed: bool, skipped: bool = False, n: int = 1) -> None:
         with self._lock:
             if failed:
-                self.trace_write_failures += 1
+                self.trace_write_failures += n
                 if skipped:
-                    self.trace_writes_skipped += 1
+                    self.trace_writes_skipped += n
             else:
-                self.trace_writes += 1
+                self.trace_writes += n
 
     def stats(self) -> dict[str, int]:
         """The counters /metrics exports."""
