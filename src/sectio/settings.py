@@ -73,8 +73,8 @@ class Settings(BaseSettings):
     qdrant_location: str | None = None
     #: Dense vectors searched as scalar int8 (a RAM copy; the float32 originals stay on
     #: disk and rescore the candidates, so reported cosines are exact). Against float32
-    #: on SciFact: nDCG@10 equal within 0.002, serving RSS -28% per 1M chunks, dense
-    #: search ~1.4x and the index build ~1.5x faster (README results). Bound in the
+    #: on SciFact: nDCG@10 equal within 0.003; at 100k chunks serving RSS -28%, dense
+    #: search ~1.7x and optimize ~1.4x faster (README results). Bound in the
     #: manifest: changing it is a rebuild (``ingest --replace`` or ``sectio import``).
     quantization: Literal["none", "int8"] = "int8"
     #: Tenants that get their own shard key (custom sharding; Qdrant server only).

@@ -107,9 +107,9 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
     metrics = Metrics(lambda: readiness.live_values())
     # Questions are embedded before the engine call, concurrent ones together, and
     # the vectors handed over through the query LRU (without it, nothing to batch).
-    queries: Batcher[str] | None = (
-        Batcher("query", engine.embedder.prefetch_queries) if settings.query_cache_size else None
-    )
+    queries: Batcher[str] | None = None
+    if settings.query_cache_size:  # the embedder is built on first use, not here
+        queries = Batcher("query", lambda texts: engine.embedder.prefetch_queries(texts))
     traces: Batcher[TraceEntry] = Batcher("trace", engine.record_entries)
 
     async def in_engine(fn: Callable[[], T]) -> T:

@@ -191,7 +191,7 @@ class EdgeIndex:
             # No global graph: one HNSW graph per tenant (Qdrant's multitenancy layout).
             # Every read path filters by tenant, so a global graph was never walked
             # alone, and it cost a second build (100k chunks in 3 tenants: optimize
-            # 9.7 -> 4.8 s per 20k) while filtered recall got better (see
+            # 98 -> 72 s) while filtered recall got better (see
             # :func:`_dense_params` for a search that names no tenant).
             hnsw_config=HnswIndexConfig(
                 m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=16
