@@ -167,3 +167,28 @@ def test_concurrent_http_searches_embed_and_trace_together_and_answer_as_the_lib
         assert [h["chunk_id"] for h in body["hits"]] == expected[q]
     assert embedded == len(questions)  # every dense question went through the batcher
     assert stats.queries_computed == len(set(questions))  # each distinct question once
+
+
+def test_engine_calls_can_leave_the_trace_to_the_caller(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path / "home", embedder="fake")
+    corpus = write_jsonl(tmp_path / "labels.jsonl", label_rows("acme"))
+    with Sectio(settings) as s:
+        s.ingest(corpus, profile="en_drug_label")
+        result = s.search("aspirin pain", tenant="acme", record=False)
+        assert result.trace_id is None and s.ops.list_traces() == []
+        entries = [s.trace_entry("search", result, correlation_id="r1")]
+        entries.append(s.trace_entry("ask", s.ask("aspirin", tenant="acme", record=False)))
+        s.record_entries(entries)
+        assert result.trace_id is not None and entries[1].result.trace_id is not None
+        assert {t.trace_id for t in s.ops.list_traces()} == {e.result.trace_id for e in entries}
+        assert s.ops.get_trace(result.trace_id)["correlation_id"] == "r1"  # type: ignore[index]
+
+
+def test_server_runs_the_model_on_one_thread_unless_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = create_app(Settings(home=tmp_path / "a", embedder="fake"))
+    assert app.state.sectio.settings.embed_threads == 1
+    monkeypatch.setenv("SECTIO_EMBED_THREADS", "2")
+    app = create_app(Settings(home=tmp_path / "b", embedder="fake"))
+    assert app.state.sectio.settings.embed_threads == 2
