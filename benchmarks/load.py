@@ -10,7 +10,8 @@ query-vector LRU answers every repeat, as for an assistant's common questions)
 and ``distinct`` (every request a question never asked before: the model embeds
 each one).
 
-Usage: ``python benchmarks/load.py [--seconds 30] [--concurrency 8] [--embedder minilm|fake]``
+Usage: ``python benchmarks/load.py [--seconds 30] [--concurrency 8] [--embedder minilm|fake]
+[--client aiohttp|httpx]``
 (``--seconds 150`` for the 10-minute RSS run: four rows of 150 s).
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import os
 import socket
@@ -25,9 +27,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import httpx
 import psutil
 
@@ -96,14 +100,43 @@ def _port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextlib.asynccontextmanager
+async def _poster(
+    client: str, url: str, path: str, concurrency: int
+) -> AsyncIterator[Callable[[dict[str, Any]], Awaitable[int]]]:
+    """An async ``post(body) -> status`` over ``concurrency`` keep-alive connections.
+
+    ``aiohttp`` (default) costs the load generator ~5x less CPU per request than
+    ``httpx`` (0.36 vs ~1.8 ms), and it shares the 2 cores with the server.
+    """
+    if client == "httpx":
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as hx:
+
+            async def post_httpx(body: dict[str, Any]) -> int:
+                return (await hx.post(path, json=body)).status_code
+
+            yield post_httpx
+        return
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    timeout = aiohttp.ClientTimeout(total=30)
+    async with aiohttp.ClientSession(url, connector=connector, timeout=timeout) as session:
+
+        async def post_aiohttp(body: dict[str, Any]) -> int:
+            async with session.post(path, json=body) as resp:
+                await resp.read()
+                return resp.status
+
+        yield post_aiohttp
+
+
 async def _drive(
-    url: str, path: str, body_of, seconds: float, concurrency: int
+    url: str, path: str, body_of, seconds: float, concurrency: int, client: str = "aiohttp"
 ) -> dict[str, float]:  # type: ignore[no-untyped-def]
     latencies: list[float] = []
     errors = 0
     deadline = time.perf_counter() + seconds
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as client:
+    async with _poster(client, url, path, concurrency) as post:
 
         async def worker(i: int) -> None:
             nonlocal errors
@@ -113,10 +146,9 @@ async def _drive(
                 n += concurrency
                 t = time.perf_counter()
                 try:
-                    resp = await client.post(path, json=body)
-                    if resp.status_code != 200:
+                    if await post(body) != 200:
                         errors += 1
-                except httpx.HTTPError:
+                except (TimeoutError, httpx.HTTPError, aiohttp.ClientError):
                     errors += 1
                 latencies.append(time.perf_counter() - t)
 
@@ -139,6 +171,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--client", default="aiohttp", choices=["aiohttp", "httpx"])
     args = ap.parse_args()
     home = Path(tempfile.mkdtemp(prefix="sectio-load-"))
     env = {**os.environ, "SECTIO_HOME": str(home), "SECTIO_EMBEDDER": args.embedder}
@@ -178,7 +211,7 @@ def main() -> None:
             ("/v1/retrieve", "repeated", lambda n: {"query": QUESTIONS[n % len(QUESTIONS)]}),
             ("/v1/retrieve", "distinct", lambda n: {"query": next(fresh)}),
         ):
-            r = asyncio.run(_drive(url, path, body_of, args.seconds, args.concurrency))
+            r = asyncio.run(_drive(url, path, body_of, args.seconds, args.concurrency, args.client))
             rows.append(
                 [
                     path,
@@ -197,7 +230,8 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=30)
     print_table(
-        f"sectio serve on loopback, {args.embedder} embedder, {args.seconds:.0f} s per endpoint "
+        f"sectio serve on loopback, {args.embedder} embedder, {args.client} client, "
+        f"{args.seconds:.0f} s per endpoint "
         f"(server RSS {rss_start:.0f} MiB at start, {rss_end:.0f} MiB at end)",
         [
             "endpoint",
