@@ -4,11 +4,12 @@ Serving model (Qdrant Edge): one process owns the shards, and every edge call
 holds the GIL. Engine calls therefore run one at a time on a worker thread
 (an ``anyio.CapacityLimiter(1)``): requests queue instead of blocking the event
 loop, and ``/healthz`` stays responsive. Two lanes run beside it: questions are
-embedded before the engine call, concurrent ones in one batch
-(:mod:`sectio.api.batching`), and traces are written after it on a trace
-thread, so the engine thread only searches. Nothing here optimizes or writes
-to an index. To serve from several processes, use the Qdrant server adapter
-(``SECTIO_QDRANT_URL``, see docs/deploy.md).
+embedded before the engine call and traces written after it, each on a thread
+of its own and the work of concurrent requests in one batch (one model call,
+one transaction; :mod:`sectio.api.batching`), so the engine thread only
+searches. Nothing here optimizes or writes to an index. To serve from several
+processes, use the Qdrant server adapter (``SECTIO_QDRANT_URL``, see
+docs/deploy.md).
 """
 
 from __future__ import annotations

@@ -383,10 +383,10 @@ class EdgeIndex:
         fusion_weights = list(weights) if weights else None
         prefetches = []
         if candidates:
-            where = where or Where()
+            base = where or Where()
             scope = Filter(
-                must=[*map(_to_condition, where.must), HasIdCondition(set(candidates))],
-                must_not=[_to_condition(c) for c in where.must_not] or None,
+                must=[*map(_to_condition, base.must), HasIdCondition(set(candidates))],
+                must_not=[_to_condition(c) for c in base.must_not] or None,
             )
             prefetches.append(
                 Prefetch(
