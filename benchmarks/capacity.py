@@ -27,7 +27,10 @@ Variants:
   (quantile 0.99) always in RAM and searched, the float32 originals on disk
   (mmap), read to rescore the top candidates;
 * ``int8-ram``: int8 with the originals kept in RAM too (what the adapter built
-  before this benchmark showed it costs memory instead of saving it).
+  before this benchmark showed it costs memory instead of saving it);
+* ``int8-windows2``: int8 with dense windows (``SECTIO_DENSE_WINDOW_TOKENS=128``):
+  a multivector index (MaxSim) where each chunk holds 2 vectors, as a ~120-word
+  chunk (~160 MiniLM tokens with its titles) gets with 128-token windows.
 
 Usage::
 
@@ -54,7 +57,7 @@ from _common import dir_size_mb, print_table, run_phase
 
 DIM = 384
 WORDS = 120
-VARIANTS = ("float32", "int8", "int8-ram")
+VARIANTS = ("float32", "int8", "int8-ram", "int8-windows2")
 
 
 def du_mb(path: Path) -> float:
@@ -103,11 +106,24 @@ def _payload(i: int, text: str) -> dict[str, Any]:
     }
 
 
-def _create(path: Path, variant: str) -> Any:
-    from sectio.index.edge import EdgeIndex
+def _spec(variant: str) -> Any:
     from sectio.index.port import IndexSpec
 
-    spec = IndexSpec(dimensions=DIM, quantization="none" if variant == "float32" else "int8")
+    return IndexSpec(
+        dimensions=DIM,
+        quantization="none" if variant == "float32" else "int8",
+        multivector=variant.endswith("windows2"),
+    )
+
+
+def _windows(variant: str) -> int:
+    return 2 if variant.endswith("windows2") else 1
+
+
+def _create(path: Path, variant: str) -> Any:
+    from sectio.index.edge import EdgeIndex
+
+    spec = _spec(variant)
     if variant != "int8-ram":
         return EdgeIndex.create(path, spec)
     from qdrant_edge import (
@@ -141,6 +157,8 @@ def _create(path: Path, variant: str) -> Any:
 
 # --- phases (each in its own process) ---------------------------------------------
 def phase_build(variant: str, n: str, folder: str) -> dict[str, float]:
+    import numpy as np
+
     from sectio.contract.profile import LexicalSettings
     from sectio.index.ids import point_id_for
     from sectio.index.lexical import LexicalEncoder
@@ -148,6 +166,9 @@ def phase_build(variant: str, n: str, folder: str) -> dict[str, float]:
 
     count = int(n)
     texts, vectors = _data(count)
+    if _windows(variant) > 1:  # each chunk's second window: another unit vector
+        _, more = _data(count, seed=7)
+        vectors = [np.stack([a, b]) for a, b in zip(vectors, more, strict=True)]
     t0 = time.perf_counter()
     sparse = LexicalEncoder(LexicalSettings()).fit_documents(texts)
     t1 = time.perf_counter()
@@ -195,7 +216,6 @@ def phase_serve(variant: str, n: str, folder: str, queries: str) -> dict[str, fl
     from sectio.index.edge import EdgeIndex
     from sectio.index.filters import Eq, Where, tenant_where
     from sectio.index.lexical import LexicalEncoder
-    from sectio.index.port import IndexSpec
 
     count, q = int(n), int(queries)
     rng = np.random.default_rng(1)
@@ -204,7 +224,7 @@ def phase_serve(variant: str, n: str, folder: str, queries: str) -> dict[str, fl
     sparse_q = [encoder.encode_query(" ".join(vocab_q[i * 3 : i * 3 + 3])) for i in range(q)]
     dense_q = rng.standard_normal((q, DIM)).astype(np.float32)
     dense_q /= np.linalg.norm(dense_q, axis=1, keepdims=True)
-    spec = IndexSpec(dimensions=DIM, quantization="none" if variant == "float32" else "int8")
+    spec = _spec(variant)
     before = rss_mb()
     index = EdgeIndex.load(Path(folder) / "shard", spec)
     opened = rss_mb()
@@ -257,9 +277,8 @@ def phase_serve(variant: str, n: str, folder: str, queries: str) -> dict[str, fl
 def phase_open_empty(variant: str, folder: str) -> dict[str, float]:
     """RSS growth from opening the empty shard (the fixed cost subtracted per chunk)."""
     from sectio.index.edge import EdgeIndex
-    from sectio.index.port import IndexSpec
 
-    spec = IndexSpec(dimensions=DIM, quantization="none" if variant == "float32" else "int8")
+    spec = _spec(variant)
     before = rss_mb()
     index = EdgeIndex.load(Path(folder) / "empty", spec)
     index.count()

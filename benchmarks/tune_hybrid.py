@@ -13,6 +13,7 @@ and the query LRU embeds each query once across a grid)::
         --qrels ../shared/data/scifact/qrels/train.tsv
     python benchmarks/tune_hybrid.py bm25 --corpus ../shared/data/scifact ...
     python benchmarks/tune_hybrid.py chunking --corpus ../shared/data/scifact ...
+    python benchmarks/tune_hybrid.py windows --corpus ../shared/data/scifact --windows 0 128 ...
 """
 
 from __future__ import annotations
@@ -123,15 +124,32 @@ def chunking(args: argparse.Namespace) -> None:
             s.backend.drop(name)
 
 
+def windows(args: argparse.Namespace) -> None:
+    """Dense windows (``dense_window_tokens``, 0 = one vector per chunk), shipped chunk size."""
+    header()
+    for size in args.windows:
+        with Sectio(Settings(dense_window_tokens=size)) as s:
+            name = f"tune_windows_{size}"
+            secs = _ingest(s, args.corpus, name, load_profile("generic"))
+            for mode in ("dense", "hybrid"):
+                row(
+                    f"dense_window_tokens={size} {mode}",
+                    run_eval(s, args, name, mode),
+                    f"(ingest {secs:.0f} s)",
+                )
+            s.backend.drop(name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("fusion", "bm25", "chunking"))
+    parser.add_argument("what", choices=("fusion", "bm25", "chunking", "windows"))
     parser.add_argument("--collection", default="scifact")
     parser.add_argument("--corpus", type=Path)
     parser.add_argument("--queries", type=Path, required=True)
     parser.add_argument("--qrels", type=Path, required=True, help="a TRAINING split")
     parser.add_argument("--top-k", type=int, default=100)
     parser.add_argument("--sizes", type=int, nargs="+", default=[128, 256, 384, 512])
+    parser.add_argument("--windows", type=int, nargs="+", default=[0, 128])
     parser.add_argument("--grid", nargs="+", default=["rrf", "pool", "weights"])
     parser.add_argument("--rrf-k", type=int, nargs="+", default=[1, 2, 3, 5, 10, 20, 60])
     parser.add_argument("--k1", type=float, nargs="+", default=[0.9, 1.2, 1.5])
@@ -147,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{time.strftime('%Y-%m-%d')}; tmp={tempfile.gettempdir()}",
         flush=True,
     )
-    {"fusion": fusion, "bm25": bm25, "chunking": chunking}[args.what](args)
+    {"fusion": fusion, "bm25": bm25, "chunking": chunking, "windows": windows}[args.what](args)
     return 0
 
 

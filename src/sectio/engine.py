@@ -155,6 +155,7 @@ class Sectio:
             replace=replace,
             batch_size=self.settings.upsert_batch_size,
             quantization=self.settings.quantization,
+            dense_window_tokens=self.settings.dense_window_tokens,
             source=str(source),
             fmt=result.format,
             progress=progress,

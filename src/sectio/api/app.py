@@ -52,7 +52,7 @@ from sectio.errors import (
 )
 from sectio.ops.errors import InvalidInput, StoreNotMigrated, StoreUnavailable, TraceNotFound
 from sectio.ops.records import TraceEntry
-from sectio.settings import Settings
+from sectio.settings import Settings, load_settings
 
 log = logging.getLogger("sectio.api")
 T = TypeVar("T")
@@ -93,9 +93,9 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
     """Build the app. ``sectio`` may be injected (tests); otherwise built from ``settings``.
 
     Raises:
-        ConfigError: malformed API keys.
+        ConfigError: malformed API keys, or a SECTIO_* setting that does not validate.
     """
-    settings = settings or Settings()
+    settings = settings or load_settings()
     if settings.embed_threads is None:
         # One model thread: under concurrent load ONNX's second thread spins against
         # the engine thread (8 clients, fresh questions: /v1/search 107 -> 139 req/s,

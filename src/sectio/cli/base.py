@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from sectio.engine import DEFAULT_COLLECTION, Sectio
-from sectio.settings import Settings
+from sectio.settings import Settings, load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,7 +28,7 @@ class Context:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = Settings()
+            self._settings = load_settings()
         return self._settings
 
     @property

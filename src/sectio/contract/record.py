@@ -76,13 +76,16 @@ class ChunkRecord(BaseModel):
         The document title (and the section title when it adds something) are
         indexed with the text, so a chunk is found by the names it lives under.
         """
+        return "\n".join([*self.index_titles(), self.text])
+
+    def index_titles(self) -> list[str]:
+        """The title lines :meth:`index_text` puts before the text (none, one or two)."""
         parts: list[str] = []
         if self.doc_title:
             parts.append(self.doc_title)
         if self.section_title and self.section_title != self.doc_title:
             parts.append(self.section_title)
-        parts.append(self.text)
-        return "\n".join(parts)
+        return parts
 
 
 def parse_record(data: object, source: str, line: int) -> ChunkRecord:

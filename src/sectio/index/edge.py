@@ -34,6 +34,8 @@ from qdrant_edge import (
     MatchTextAny,
     MatchValue,
     Modifier,
+    MultiVectorComparator,
+    MultiVectorConfig,
     Point,
     Prefetch,
     Query,
@@ -51,7 +53,15 @@ from qdrant_edge import (
 
 from sectio.errors import IndexError_
 from sectio.index.filters import AnyOf, Condition, Eq, HasIds, Phrase, Prefix, Range, TextAny, Where
-from sectio.index.port import DENSE, DenseVector, IndexSpec, PointData, SparseVec, StoredPoint
+from sectio.index.port import (
+    DENSE,
+    DenseVector,
+    IndexSpec,
+    PointData,
+    SparseVec,
+    StoredPoint,
+    stored_dense,
+)
 
 #: Payload indexes created with every collection. ``enable_hnsw=False`` except on the
 #: tenant index keeps optimize() affordable (ENGINE-NOTES: 79 s vs 475 s per 100k).
@@ -130,7 +140,7 @@ def _stored(point: Any, with_vectors: bool = False) -> StoredPoint:
     if with_vectors and point.vector is not None:
         vec = point.vector.get(DENSE) if isinstance(point.vector, dict) else point.vector
         if vec is not None:
-            dense = tuple(float(x) for x in vec)
+            dense = stored_dense(vec)
         if isinstance(point.vector, dict):
             sparse = {
                 name: SparseVec(tuple(int(i) for i in v.indices), tuple(float(x) for x in v.values))
@@ -183,6 +193,9 @@ class EdgeIndex:
                     distance=Distance.Cosine,
                     quantization_config=quant,
                     on_disk=True if quant is not None else None,
+                    multivector_config=MultiVectorConfig(MultiVectorComparator.MaxSim)
+                    if spec.multivector
+                    else None,
                 )
             },
             sparse_vectors={

@@ -59,6 +59,7 @@ def spec_from_manifest(manifest: Manifest) -> IndexSpec:
         distance=manifest.distance,
         sparse_names=names,
         quantization=manifest.quantization,
+        multivector=manifest.dense_window_tokens > 0,
     )
 
 

@@ -42,6 +42,7 @@ BINDING_FIELDS = (
     "profile_sha256",
     "index_text",
     "quantization",
+    "dense_window_tokens",
 )
 
 INDEX_TEXT_VERSION = "doc_title+section_title+text/v1"
@@ -67,6 +68,8 @@ class Manifest(BaseModel):
     profile: dict[str, Any] = Field(default_factory=dict)
     index_text: str = INDEX_TEXT_VERSION
     quantization: str = "none"
+    #: 0: one dense vector per chunk; N: windows of <= N tokens, scored by the best one.
+    dense_window_tokens: int = 0
     embed_batch_size: int | None = None
     source: str | None = None
     sectio_version: str = __version__

@@ -1,7 +1,8 @@
 """The VectorIndex port and the IndexBackend that owns collections.
 
 A *collection* is one corpus: one point per chunk (id = uuid5 of the chunk id,
-payload = the whole record), a dense vector named ``dense`` and one or more
+payload = the whole record), a dense vector named ``dense`` (or, in a
+windowed collection, one per window, scored by the best: MaxSim) and one or more
 BM25 sparse vectors (``bm25``, and ``bm25_folded`` for accent-insensitive
 matching), plus a manifest kept beside it, never as a point of it.
 
@@ -25,6 +26,8 @@ from sectio.index.filters import Where
 from sectio.index.manifest import Manifest
 
 DenseVector = Sequence[float] | npt.NDArray[np.float32]
+#: A point's dense value: one vector, or (windowed collections) one vector per window.
+PointDense = DenseVector | Sequence[Sequence[float]]
 
 DENSE = "dense"
 BM25 = "bm25"
@@ -47,14 +50,16 @@ class IndexSpec:
     distance: str = "Cosine"
     sparse_names: tuple[str, ...] = (BM25,)
     quantization: str = "none"
+    #: True: the dense vector holds one vector per window, scored by the best (MaxSim).
+    multivector: bool = False
 
 
 @dataclass(frozen=True)
 class PointData:
-    """One point to write."""
+    """One point to write. ``dense`` is a matrix (a row per window) in a multivector index."""
 
     id: str
-    dense: DenseVector
+    dense: PointDense
     sparse: dict[str, SparseVec]
     payload: dict[str, Any]
 
@@ -69,9 +74,37 @@ class StoredPoint:
     id: str
     payload: dict[str, Any]
     score: float | None = None
-    dense: tuple[float, ...] | None = None
+    dense: StoredDense | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     sparse: dict[str, SparseVec] | None = None
+
+
+#: A dense value read back: a vector, or a tuple of window vectors (multivector index).
+StoredDense = tuple[float, ...] | tuple[tuple[float, ...], ...]
+
+
+def stored_dense(value: Sequence[Any]) -> StoredDense:
+    """An engine's dense value (a vector, or a list of window vectors) as tuples."""
+    if len(value) and isinstance(value[0], Sequence | np.ndarray):
+        return tuple(tuple(float(x) for x in row) for row in value)
+    return tuple(float(x) for x in value)
+
+
+def dense_rows(value: PointDense | StoredDense) -> npt.NDArray[np.float32]:
+    """A dense value as a matrix: one row per window (a single vector is one row)."""
+    rows = np.asarray(value, dtype=np.float32)
+    return rows.reshape(1, -1) if rows.ndim == 1 else rows
+
+
+def best_cosine(query: DenseVector, value: PointDense | StoredDense | None) -> float:
+    """Cosine similarity of ``query`` with a point's dense value: its best window's."""
+    if value is None:
+        return 0.0
+    rows = dense_rows(value)
+    q = np.asarray(query, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1) * float(np.linalg.norm(q))
+    sims = np.divide(rows @ q, norms, out=np.zeros(len(rows), dtype=np.float32), where=norms > 0)
+    return float(sims.max()) if len(sims) else 0.0
 
 
 class VectorIndex(Protocol):

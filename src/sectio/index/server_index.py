@@ -26,6 +26,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import grpc
 import httpx
+import numpy as np
 from qdrant_client import QdrantClient
 from qdrant_client import models as m
 from qdrant_client.http.exceptions import ApiException
@@ -33,7 +34,15 @@ from qdrant_client.http.exceptions import ApiException
 from sectio.errors import IndexError_
 from sectio.index.edge import FLAG_FIELDS, KEYWORD_FIELDS, RESERVED, engine_payload, flag_key
 from sectio.index.filters import AnyOf, Condition, Eq, HasIds, Phrase, Prefix, Range, TextAny, Where
-from sectio.index.port import DENSE, DenseVector, IndexSpec, PointData, SparseVec, StoredPoint
+from sectio.index.port import (
+    DENSE,
+    DenseVector,
+    IndexSpec,
+    PointData,
+    SparseVec,
+    StoredPoint,
+    stored_dense,
+)
 
 #: The shard key every tenant without a dedicated one is written to (custom sharding).
 SHARED_SHARD_KEY = "_shared"
@@ -146,7 +155,7 @@ def _stored(point: Any, with_vectors: bool = False) -> StoredPoint:
     if with_vectors and isinstance(vectors, dict):
         vec = vectors.get(DENSE)
         if vec is not None:
-            dense = tuple(float(x) for x in vec)
+            dense = stored_dense(vec)
         sparse = {
             name: SparseVec(tuple(int(i) for i in v.indices), tuple(float(x) for x in v.values))
             for name, v in vectors.items()
@@ -186,6 +195,9 @@ def collection_params(
                 size=spec.dimensions,
                 distance=m.Distance.COSINE,
                 on_disk=True if quant is not None else None,
+                multivector_config=m.MultiVectorConfig(comparator=m.MultiVectorComparator.MAX_SIM)
+                if spec.multivector
+                else None,
             )
         },
         "sparse_vectors_config": {
@@ -312,6 +324,11 @@ class ServerIndex:
                 client.create_payload_index(collection, field_name, field_schema=schema, wait=True)
         return cls(client, collection, spec, sharding=sharding)
 
+    def _dense_query(self, vector: DenseVector) -> list[float] | list[list[float]]:
+        """The query as the dense field takes it: a multivector field takes a list of one."""
+        query = [float(x) for x in vector]
+        return [query] if self.spec.multivector else query
+
     def _selector(self, where: Where | None) -> str | None:
         return self.sharding.read_selector(where) if self.sharding else None
 
@@ -320,7 +337,7 @@ class ServerIndex:
     def upsert(self, points: Sequence[PointData]) -> None:
         groups: dict[str | None, list[m.PointStruct]] = {}
         for p in points:
-            vector: dict[str, Any] = {DENSE: [float(x) for x in p.dense]}
+            vector: dict[str, Any] = {DENSE: np.asarray(p.dense, dtype=np.float32).tolist()}
             for name, sv in p.sparse.items():
                 vector[name] = _sparse(sv)
             key = (
@@ -402,7 +419,7 @@ class ServerIndex:
     ) -> list[StoredPoint]:
         res = self.client.query_points(
             self.collection,
-            query=[float(x) for x in vector],
+            query=self._dense_query(vector),
             using=DENSE,
             query_filter=to_filter(where),
             limit=limit,
@@ -453,7 +470,7 @@ class ServerIndex:
         prefetches: list[m.Prefetch] = []
         if dense is not None:
             prefetches.append(
-                m.Prefetch(query=[float(x) for x in dense], using=DENSE, filter=flt, limit=pool)
+                m.Prefetch(query=self._dense_query(dense), using=DENSE, filter=flt, limit=pool)
             )
         for name, vec in sparse.items():
             prefetches.append(

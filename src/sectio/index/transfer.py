@@ -41,7 +41,7 @@ from sectio.errors import (
 )
 from sectio.index.edge_store import EdgeBackend, spec_from_manifest
 from sectio.index.manifest import Manifest, assert_compatible, check_serving
-from sectio.index.port import IndexBackend, PointData
+from sectio.index.port import IndexBackend, PointData, StoredDense, dense_rows
 from sectio.settings import Settings
 
 EndpointKind = Literal["server", "local", "edge"]
@@ -195,7 +195,7 @@ def copy_collection(
                 )
                 points = []
                 for p in page:
-                    if p.dense is None or len(p.dense) != manifest.dimensions:
+                    if p.dense is None or not _dense_fits(p.dense, manifest):
                         raise VectorSizeError(
                             f"point {p.id} of {src_name!r} has no dense vector of length "
                             f"{manifest.dimensions}"
@@ -300,6 +300,15 @@ def import_collection(
             progress=progress,
         )
     return _with_ends(report, source=str(endpoint), target=backend.kind)
+
+
+def _dense_fits(dense: StoredDense, manifest: Manifest) -> bool:
+    """One vector of the manifest's length, or (windowed collections) one or more of them."""
+    windowed = manifest.dense_window_tokens > 0
+    if not windowed and (not dense or isinstance(dense[0], tuple)):
+        return False
+    rows = dense_rows(dense)
+    return rows.ndim == 2 and len(rows) >= 1 and rows.shape[1] == manifest.dimensions
 
 
 def _refuse_same_store(src: IndexBackend, dst: IndexBackend, src_name: str, dst_name: str) -> None:

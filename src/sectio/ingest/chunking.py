@@ -148,3 +148,27 @@ def _runs(parts: list[tuple[str, int]], max_tokens: int) -> list[tuple[list[str]
     if current:
         out.append((current, size))
     return out
+
+
+def dense_windows(
+    titles: Sequence[str], text: str, max_tokens: int, count: TokenCounter
+) -> list[str]:
+    """The texts a chunk is embedded as when dense windows are on, in order.
+
+    A chunk whose titled text (``titles`` lines, then ``text``) fits in
+    ``max_tokens`` is one window, exactly that text. A longer one is split
+    like a document (:func:`split_text`, sentences first) into parts that fit
+    with the titles, and every window repeats the titles: a window is found
+    by the names it lives under, as a chunk is.
+
+    Example:
+        >>> dense_windows(["Title"], "One two. Three four.", 3, lambda t: len(t.split()))
+        ['Title\\nOne two.', 'Title\\nThree four.']
+    """
+    whole = "\n".join([*titles, text])
+    if count(whole) <= max_tokens:
+        return [whole]
+    head = "\n".join(titles)
+    # titles longer than the window leave the text a floor, not a window of nothing
+    budget = max(max_tokens - (count(head) if head else 0), min(16, max_tokens // 2), 1)
+    return ["\n".join([*titles, part]) for part in split_text(text, budget, count)]

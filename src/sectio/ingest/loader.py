@@ -7,7 +7,8 @@
    ``replace=True`` is built as a new version beside the live one);
 4. write the manifest;
 5. check each vector's length;
-6. upsert in batches (in order of text length, shortest first: less padding);
+6. upsert in batches (in order of text length, shortest first: less padding); with
+   dense windows on, a long chunk's windows are embedded and written as its vectors;
 7. compare the collection's count with the chunk count (``CountMismatch``);
 then optimize, and switch the new version live. A refused or failed load leaves
 the store as it was. Re-loading the identical corpus (same manifest, every point
@@ -31,6 +32,7 @@ from sectio.index.ids import point_id_for
 from sectio.index.lexical import LexicalEncoder
 from sectio.index.manifest import Manifest, assert_compatible
 from sectio.index.port import IndexBackend, IndexSpec, PointData
+from sectio.ingest.chunking import dense_windows
 
 ProgressFn = Callable[[int, int], None]
 
@@ -62,6 +64,7 @@ def build_manifest(
     profile: CorpusProfile,
     *,
     quantization: str = "int8",
+    dense_window_tokens: int = 0,
     batch_size: int | None = None,
     source: str | None = None,
     digest: str | None = None,
@@ -83,6 +86,7 @@ def build_manifest(
         profile_sha256=profile.sha256(),
         profile=profile.model_dump(mode="json"),
         quantization=quantization,
+        dense_window_tokens=dense_window_tokens,
         embed_batch_size=batch_size,
         source=source,
     )
@@ -116,11 +120,16 @@ def load_records(
     replace: bool = False,
     batch_size: int = 256,
     quantization: str = "int8",
+    dense_window_tokens: int = 0,
     source: str = "",
     fmt: str = "chunks",
     progress: ProgressFn | None = None,
 ) -> IngestReport:
     """Load validated ``records`` into collection ``name`` (steps 2-7 above).
+
+    ``dense_window_tokens`` > 0 embeds every chunk longer than that as windows
+    (:func:`~sectio.ingest.chunking.dense_windows`) into a multivector index,
+    where a chunk's dense score is its best window's cosine.
 
     Raises:
         CorpusMismatch: another corpus is loaded and ``replace`` is False.
@@ -159,6 +168,7 @@ def load_records(
         lexical,
         profile,
         quantization=quantization,
+        dense_window_tokens=dense_window_tokens,
         batch_size=batch_size,
         source=source,
         digest=digest,
@@ -194,6 +204,7 @@ def load_records(
         dimensions=embedder.dimensions,
         sparse_names=lexical.names,
         quantization=quantization,
+        multivector=dense_window_tokens > 0,
     )
     target = backend.load_target(name, spec, staged=staged)
     try:
@@ -208,7 +219,20 @@ def load_records(
         for start in range(0, total, batch_size):
             picked = order[start : start + batch_size]
             batch = [records[i] for i in picked]
-            vectors = embedder.embed_documents([texts[i] for i in picked])
+            windows: list[list[str]] = []
+            if dense_window_tokens:
+                windows = [
+                    dense_windows(
+                        records[i].index_titles(),
+                        records[i].text,
+                        dense_window_tokens,
+                        embedder.count_tokens,
+                    )
+                    for i in picked
+                ]
+                vectors = embedder.embed_documents([w for group in windows for w in group])
+            else:
+                vectors = embedder.embed_documents([texts[i] for i in picked])
             # (e) every vector's length, before it is written.
             if vectors.ndim != 2 or vectors.shape[1] != incoming.dimensions:
                 raise VectorSizeError(
@@ -226,7 +250,12 @@ def load_records(
                         sparse=sv,
                         payload=r.payload(),
                     )
-                    for r, vec, sv in zip(batch, vectors, [sparse[i] for i in picked], strict=True)
+                    for r, vec, sv in zip(
+                        batch,
+                        _per_chunk(vectors, windows) if dense_window_tokens else vectors,
+                        [sparse[i] for i in picked],
+                        strict=True,
+                    )
                 ]
             )
             upserted += len(batch)
@@ -244,6 +273,16 @@ def load_records(
         target.abort()
         raise
     return report(action, upserted=upserted, count=count)
+
+
+def _per_chunk(vectors: np.ndarray, windows: Sequence[Sequence[str]]) -> list[np.ndarray]:
+    """The flat window vectors cut back into one matrix per chunk, in order."""
+    out: list[np.ndarray] = []
+    start = 0
+    for group in windows:
+        out.append(vectors[start : start + len(group)])
+        start += len(group)
+    return out
 
 
 def tty_progress(

@@ -28,7 +28,7 @@ from sectio.contract.result import Evidence
 from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
 from sectio.index.filters import Eq, Where
-from sectio.index.port import StoredPoint
+from sectio.index.port import StoredPoint, best_cosine
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import Reranker, rerank_fail_open
 from sectio.retrieve.scan import book_order, prose_where, section_points
@@ -71,11 +71,7 @@ def fused_search(
 
 
 def _cosine(query: np.ndarray, point: StoredPoint) -> float:
-    if point.dense is None:
-        return 0.0
-    vec = np.asarray(point.dense, dtype=np.float32)
-    denom = float(np.linalg.norm(query) * np.linalg.norm(vec))
-    return float(query @ vec) / denom if denom else 0.0
+    return best_cosine(query, point.dense)
 
 
 def _rerank(

@@ -22,8 +22,11 @@ def info(state: Context, collection: str | None, as_json: bool) -> None:
         click.echo("no collections; run `sectio ingest PATH`")
     for c in data["collections"]:
         m = c["manifest"] or {}
+        window = m.get("dense_window_tokens") or 0
         click.echo(
             f"{c['name']}: {c['count']} points; model {m.get('model_id', '?')} "
-            f"({m.get('dimensions', '?')}-d); profile {m.get('profile_name', '?')}; "
+            f"({m.get('dimensions', '?')}-d"
+            f"{f', windows of {window} tokens' if window else ''}); "
+            f"profile {m.get('profile_name', '?')}; "
             f"corpus {str(m.get('corpus_sha256', '?'))[:12]}; created {m.get('created_at', '?')}"
         )
