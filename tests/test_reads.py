@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sectio import Sectio, Settings
+from sectio.index.filters import Eq, Where, tenant_where
 from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint
 from sectio.retrieve import reads
@@ -93,3 +94,12 @@ def test_count_is_scoped(loaded: Sectio) -> None:
     assert reads.count(index, "default") == N + 1
     assert loaded.count(collection="r", filters={"doc_id": "other"}, tenant="default") == 1
     assert reads.count(index, "someone-else") == 0
+
+
+def test_scoped_adds_the_tenant_once_and_keeps_every_other_condition() -> None:
+    doc = Eq("doc_id", "x")
+    assert reads.scoped("a", tenant_where("a", doc)).must == (Eq("tenant", "a"), doc)
+    assert reads.scoped("a", Where.of(doc)).must == (Eq("tenant", "a"), doc)
+    # another tenant's condition is never dropped: the filter then matches nothing
+    assert reads.scoped("a", tenant_where("b")).must == (Eq("tenant", "a"), Eq("tenant", "b"))
+    assert reads.scoped("a", Where(must_not=(doc,))).must_not == (doc,)

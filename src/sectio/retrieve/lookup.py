@@ -33,8 +33,8 @@ from sectio.index.collection import Collection
 from sectio.index.filters import Eq
 from sectio.index.port import StoredPoint
 from sectio.retrieve.policy import EvidencePolicy
-from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.scan import prose_where, scroll_all
+from sectio.retrieve.reads import TenantGuard, scroll_all
+from sectio.retrieve.scan import prose_where
 from sectio.retrieve.text import Tokens, find_phrase, tokens
 
 #: A word in the lookup section of at least this share of documents is a filler word here.
@@ -115,7 +115,12 @@ def reverse_lookup(
     points = [
         p
         for p in scroll_all(
-            collection.index, where, tenant, policy.section_page_size, guard=guard, route="lookup"
+            collection.index,
+            tenant,
+            where,
+            guard=guard,
+            page=policy.section_page_size,
+            route="lookup",
         )
         if p.payload.get("section_key") == section
     ]

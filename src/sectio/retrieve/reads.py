@@ -122,7 +122,9 @@ def scoped(tenant: str, where: Where | None = None, *conditions: Condition) -> W
     base = tenant_where(tenant, *conditions)
     if where is None:
         return base
-    return Where(must=base.must + where.must, must_not=where.must_not)
+    # a filter built with the tenant already (``tenant_where``) keeps it once
+    extra = tuple(c for c in where.must if c not in base.must)
+    return Where(must=base.must + extra, must_not=where.must_not)
 
 
 def count(index: VectorIndex, tenant: str, where: Where | None = None) -> int:
@@ -142,10 +144,12 @@ def scroll_all(
     guard: TenantGuard | None = None,
     page: int = SCROLL_PAGE,
     max_points: int | None = None,
+    route: str = "scroll",
 ) -> list[StoredPoint]:
     """Every point of ``tenant`` matching ``where``, all pages, checked (engine order).
 
-    ``max_points`` stops early (after at least that many points).
+    ``max_points`` stops early (after at least that many points); ``route``
+    names the caller in the guard's log line when it drops a point.
     """
     guard = guard or TenantGuard()
     flt = scoped(tenant, where)
@@ -154,7 +158,7 @@ def scroll_all(
     offset: str | None = None
     while True:
         points, offset = index.scroll(flt, limit=page, offset=offset)
-        for point in guard.keep(points, tenant, "scroll"):
+        for point in guard.keep(points, tenant, route):
             if point.id not in seen:  # an adapter may repeat a page's boundary point
                 seen.add(point.id)
                 out.append(point)

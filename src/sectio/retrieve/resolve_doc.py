@@ -38,10 +38,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sectio.index.filters import tenant_where
 from sectio.index.port import VectorIndex
-from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.scan import scroll_all
+from sectio.retrieve.reads import TenantGuard, scroll_all
 from sectio.retrieve.text import Tokens, edit_distance, folded_tokens, tokens
 
 #: Names at least this long (letters, spaces excluded) tolerate one edit.
@@ -177,9 +175,7 @@ class DocCatalog:
         guard: TenantGuard,
     ) -> DocCatalog:
         """Read every payload of ``tenant`` once (tenant filter + ``guard``'s re-check)."""
-        points = scroll_all(
-            index, tenant_where(tenant), tenant, page_size, guard=guard, route="catalog"
-        )
+        points = scroll_all(index, tenant, guard=guard, page=page_size, route="catalog")
         return cls.from_payloads((p.payload for p in points), protected)
 
     def display_name(self, doc_id: str) -> str:

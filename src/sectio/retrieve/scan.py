@@ -18,7 +18,7 @@ from sectio.contract.result import Evidence
 from sectio.index.filters import AnyOf, Condition, Eq, HasIds, Where, tenant_where
 from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint, VectorIndex
-from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.reads import TenantGuard, scroll_all
 
 PROSE = Eq("chunk_kind", "prose")
 
@@ -26,33 +26,6 @@ PROSE = Eq("chunk_kind", "prose")
 def prose_where(tenant: str, *conditions: Condition) -> Where:
     """Tenant + prose-only filter with extra conditions."""
     return tenant_where(tenant, PROSE, *conditions)
-
-
-def scroll_all(
-    index: VectorIndex,
-    where: Where,
-    tenant: str,
-    page_size: int = 256,
-    *,
-    guard: TenantGuard,
-    route: str = "scan",
-) -> list[StoredPoint]:
-    """Every point matching ``where`` (which must carry the tenant), paging until exhausted.
-
-    The points are re-checked by ``guard``. Engine order is not meaningful; callers sort.
-    """
-    out: list[StoredPoint] = []
-    offset: str | None = None
-    seen: set[str] = set()
-    while True:
-        page, offset = index.scroll(where, limit=max(1, page_size), offset=offset)
-        for point in page:
-            if point.id not in seen:  # an engine may repeat the boundary point
-                seen.add(point.id)
-                out.append(point)
-        if offset is None or not page:
-            break
-    return guard.keep(out, tenant, route)
 
 
 def book_order(evidence: list[Evidence], profile: CorpusProfile) -> list[Evidence]:
@@ -84,7 +57,7 @@ def section_points(
             else AnyOf("section_key", tuple(sections))
         )
     points = scroll_all(
-        index, prose_where(tenant, *conditions), tenant, page_size, guard=guard, route=route
+        index, tenant, prose_where(tenant, *conditions), guard=guard, page=page_size, route=route
     )
     return [p for p in points if p.payload.get("doc_id") == doc_id]
 
@@ -108,5 +81,5 @@ def fetch_chunks(
     if not wanted:
         return {}
     where = tenant_where(tenant, HasIds(tuple(point_id_for(c) for c in wanted)))
-    points = scroll_all(index, where, tenant, guard=guard, route=route)
+    points = scroll_all(index, tenant, where, guard=guard, route=route)
     return {str(p.payload.get("chunk_id")): p for p in points}
