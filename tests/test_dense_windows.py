@@ -123,6 +123,7 @@ def test_a_hit_scores_its_best_windows_cosine(windowed_home: Path, mode: str) ->
         # the text of the last window only: a one-vector chunk would dilute it
         question = windows[-1].split("\n", 1)[1]
         result = s.search(question, top_k=3, mode=mode, tenant="a")
+        assert result.details["dense_window_tokens"] == WINDOW
         top = result.hits[0]
         assert top.chunk_id == "warfarin#warnings#0"
         qv = s.embedder.embed_query(question)

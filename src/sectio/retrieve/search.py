@@ -11,9 +11,11 @@
   rank fusion (``rrf_k`` from settings; weights optional), cut to ``top_k``.
 
 Scores: every hit reports ``score`` = its dense cosine similarity with the
-query, and ``0.0`` when it was not among the dense candidates (a lexical-only
-hit; every lexical-mode hit). The fusion value is a ranking signal on another
-scale and is never presented as a confidence. ``rank`` is the position.
+query (in a collection with dense windows, its best window's; ``details``
+then names ``dense_window_tokens``), and ``0.0`` when it was not among the
+dense candidates (a lexical-only hit; every lexical-mode hit). The fusion
+value is a ranking signal on another scale and is never presented as a
+confidence. ``rank`` is the position.
 
 ``top_k`` is clamped to [1, 50]; the result reports the requested and applied
 values and ``clamped``. Tenant scoping: the tenant condition is part of every
@@ -152,6 +154,9 @@ def search(
     t2 = time.perf_counter()
     index = collection.index
     details: dict[str, object] = {}
+    if mode != "lexical" and collection.manifest.dense_window_tokens:
+        # a hit's score is then its best window's cosine: say so with the result
+        details["dense_window_tokens"] = collection.manifest.dense_window_tokens
     scores: list[float]
     if mode == "dense":
         assert qvec is not None
