@@ -66,12 +66,8 @@ def fused_search(
     )
     query = np.asarray(query_vector, dtype=np.float32)
     # Equal fusion values come back in no fixed order: break ties by similarity, then id.
-    points.sort(key=lambda p: (-round(p.score or 0.0, 9), -_cosine(query, p), p.id))
+    points.sort(key=lambda p: (-round(p.score or 0.0, 9), -best_cosine(query, p.dense), p.id))
     return guard.keep(points, tenant, route)
-
-
-def _cosine(query: np.ndarray, point: StoredPoint) -> float:
-    return best_cosine(query, point.dense)
 
 
 def _rerank(
@@ -127,7 +123,9 @@ def rank_in_document(
     for p in fused:
         cid = str(p.payload.get("chunk_id"))
         if cid in by_id and p.payload.get("doc_id") == doc_id:
-            ordered.append(Evidence.from_payload(by_id.pop(cid).payload, _cosine(query, p)))
+            ordered.append(
+                Evidence.from_payload(by_id.pop(cid).payload, best_cosine(query, p.dense))
+            )
     # Anything the engine did not rank (it should rank all) follows in book order.
     ordered.extend(
         book_order(
@@ -175,7 +173,7 @@ def search_collection(
     )
     if section_key:
         points = [p for p in points if p.payload.get("section_key") == section_key]
-    evidence = [Evidence.from_payload(p.payload, _cosine(query, p)) for p in points]
+    evidence = [Evidence.from_payload(p.payload, best_cosine(query, p.dense)) for p in points]
     best = max((e.score for e in evidence), default=0.0)
     details: dict[str, Any] = {"candidates": len(evidence), "best_dense_score": round(best, 4)}
     if section_key:
