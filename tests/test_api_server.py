@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, settings
 
 from sectio import Sectio, Settings
 from sectio.api import create_app
-from tests.conftest import write_jsonl
-from tests.test_api import KEYS, label_rows
+from tests.helpers import write_jsonl
+from tests.helpers.api import KEYS, label_rows
 
 
 def free_port() -> int:

@@ -17,8 +17,8 @@ from sectio.contract.result import Evidence, RetrievalResult
 from sectio.errors import ConfigError
 from sectio.retrieve.ask import Router
 from sectio.retrieve.decision import decide
-from tests.conftest import chunk
-from tests.route_corpora import en_rows, write
+from tests.helpers import chunk
+from tests.helpers.route_corpora import en_rows, write
 
 IND, CON, WARN = "indications_and_usage", "contraindications", "warnings_and_cautions"
 

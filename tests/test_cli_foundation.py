@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 
 def run(home: Path, *args: str, embedder: str = "fake") -> subprocess.CompletedProcess[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sectio.cli import main
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from sectio.contract.profile import load_profile
 from sectio.contract.record import ChunkRecord, corpus_sha256
 from sectio.errors import ContractError, ProfileError, RecordError
 from sectio.ingest.readers import detect_format, read_beir, read_chunks, read_source
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 
 def test_unknown_fields_pass_through_untouched(tmp_path: Path) -> None:

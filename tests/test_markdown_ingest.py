@@ -13,8 +13,7 @@ from sectio.errors import ContractError
 from sectio.ingest.markdown import read_markdown, resolve_link
 from sectio.ingest.md_parse import mkdocs_anchor, parse_markdown, slugify
 from sectio.ingest.readers import read_source
-
-from .conftest import DATA
+from tests.helpers import DATA
 
 ARGO = DATA / "docs_argocd"
 REAL_FILES = [

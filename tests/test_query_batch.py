@@ -19,8 +19,8 @@ from sectio.api.batching import Batcher
 from sectio.embed.cache import CachedEmbedder
 from sectio.embed.fake import FakeEmbedder
 from sectio.embed.minilm import MiniLMEmbedder
-from tests.conftest import write_jsonl
-from tests.test_api import ACME, label_rows
+from tests.helpers import write_jsonl
+from tests.helpers.api import ACME, label_rows
 
 
 def test_minilm_query_batch_rows_equal_single_queries(tmp_path: Path) -> None:

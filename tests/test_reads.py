@@ -13,7 +13,7 @@ from sectio.index.filters import Eq, Where, tenant_where
 from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint
 from sectio.retrieve import reads
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 N = 12
 

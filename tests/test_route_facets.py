@@ -9,8 +9,8 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.errors import ConfigError
 from sectio.retrieve.facets import FOUND, INSUFFICIENT, Assessment
-from tests.conftest import chunk
-from tests.route_corpora import en_rows, write
+from tests.helpers import chunk
+from tests.helpers.route_corpora import en_rows, write
 
 
 @pytest.fixture(scope="module")

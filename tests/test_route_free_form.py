@@ -15,8 +15,8 @@ from sectio.retrieve.hydrate import hydrate_parents
 from sectio.retrieve.packing import pack
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import FakeReranker, HttpReranker, Reranker, rerank_fail_open
-from tests.conftest import chunk
-from tests.route_corpora import en_rows, write
+from tests.helpers import chunk
+from tests.helpers.route_corpora import en_rows, write
 
 FREE_FORM = "metformin lactic acidosis carbonic anhydrase"
 

@@ -12,8 +12,8 @@ from sectio import Sectio, Settings
 from sectio.contract.profile import PoolingSettings
 from sectio.retrieve.pooling import pool_sections
 from sectio.retrieve.section_route import section_evidence
-from tests.conftest import chunk
-from tests.route_corpora import vi_rows, write
+from tests.helpers import chunk
+from tests.helpers.route_corpora import vi_rows, write
 
 POOLING_QUESTION = "Thận trọng gì với người bị loét dạ dày tá tràng khi dùng ibuprofen?"
 

@@ -20,7 +20,7 @@ from sectio.index.filters import Eq, Where
 from sectio.index.port import StoredPoint, VectorIndex
 from sectio.retrieve.ask import Router
 from sectio.retrieve.reads import TenantGuard
-from tests.route_corpora import en_rows, write
+from tests.helpers.route_corpora import en_rows, write
 
 LOOKUP_SECTION = "indications_and_usage"
 

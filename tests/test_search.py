@@ -15,7 +15,7 @@ from sectio.errors import ConfigError, UnknownFilter
 from sectio.retrieve.search import MODES, FusionParams, clamp_top_k
 from sectio.retrieve.search import search as run_search
 from sectio.retrieve.search_filters import FILTER_KEYS, build_where, parse_filter_args
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 MODES_ALL = list(MODES)
 

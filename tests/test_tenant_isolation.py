@@ -19,7 +19,7 @@ from sectio.index.filters import Eq, Where
 from sectio.index.port import DenseVector, SparseVec, StoredPoint, VectorIndex
 from sectio.retrieve import reads
 from sectio.retrieve.search import MODES
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 TEXTS = [
     ("aspirin", "indications", 0, "Aspirin relieves pain and reduces fever."),

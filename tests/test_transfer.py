@@ -45,9 +45,9 @@ from sectio.index.transfer import (
     parse_endpoint,
     serving_gate,
 )
-from tests.conftest import chunk, write_jsonl
 from tests.contract.corpus import assert_same_ranking, make_corpus
 from tests.contract.index_suite import load
+from tests.helpers import chunk, write_jsonl
 
 
 def _rows(tag: str = "") -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import chunk, write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 
 def vi_rows(tenant: str = "default") -> list[dict[str, Any]]:
