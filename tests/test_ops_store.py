@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import logging
 import threading
 import uuid
 from collections.abc import Iterator
@@ -25,8 +27,10 @@ from sectio.contract.result import Evidence, RetrievalResult, SearchResult
 from sectio.ops import (
     InvalidInput,
     OpsStore,
+    PurgeReport,
     StoreNotMigrated,
     TraceNotFound,
+    apply_retention,
     head_revision,
     retention_loop,
 )
@@ -527,7 +531,8 @@ def test_retention_loop_purges_until_cancelled(url: str, clock: FakeClock) -> No
     clock.advance(days=2)
 
     async def run() -> None:
-        task = asyncio.create_task(retention_loop(store, interval_s=0.01, first_delay_s=0))
+        purge = functools.partial(apply_retention, store)
+        task = asyncio.create_task(retention_loop(purge, interval_s=0.01, first_delay_s=0))
         for _ in range(300):
             await asyncio.sleep(0.01)
             if not await asyncio.to_thread(store.list_traces):
@@ -539,6 +544,28 @@ def test_retention_loop_purges_until_cancelled(url: str, clock: FakeClock) -> No
     asyncio.run(run())
     assert store.list_traces() == []
     store.close()
+
+
+def test_retention_loop_logs_a_failure_retries_and_stops_without_a_period(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    calls: list[int] = []
+    report = PurgeReport(scope="retention", traces=1, turns=0, feedback=0)
+
+    def purge() -> PurgeReport | None:
+        calls.append(len(calls))
+        if len(calls) == 1:
+            raise RuntimeError("database gone")
+        return report if len(calls) == 2 else None  # then the period is unset: stop
+
+    async def run() -> None:
+        await asyncio.wait_for(retention_loop(purge, interval_s=0.01, first_delay_s=0), 5)
+
+    with caplog.at_level(logging.ERROR, logger="sectio.ops.retention"):
+        asyncio.run(run())
+    assert calls == [0, 1, 2]
+    [failure] = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert "retention purge failed" in failure.getMessage() and failure.exc_info is not None
 
 
 # --- concurrency --------------------------------------------------------------------------

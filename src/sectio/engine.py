@@ -1,5 +1,8 @@
 """The Python API: one object holding settings, the embedder, the backend and open collections.
 
+Its operational-store methods (traces, feedback, migrations, retention) live
+in :mod:`sectio.engine_ops`, mixed into :class:`Sectio`.
+
 Example:
     >>> from sectio import Sectio, Settings
     >>> s = Sectio(Settings(home="/tmp/sectio-doc", embedder="fake"))  # doctest: +SKIP
@@ -10,17 +13,18 @@ Example:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sectio.context import request_context
 from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.result import Evidence, RetrievalResult, SearchResult
 from sectio.embed.cache import CachedEmbedder
 from sectio.embed.factory import build_cached_embedder
 from sectio.embed.port import Embedder
-from sectio.errors import CollectionNotFound
+from sectio.engine_ops import OpsFacade
+from sectio.errors import CollectionNotFound, SectioError
 from sectio.index.collection import Collection, open_collection
 from sectio.index.factory import build_backend
 from sectio.index.manifest import Manifest, check_serving
@@ -39,17 +43,19 @@ from sectio.retrieve.search_filters import Filters
 from sectio.settings import Settings
 
 if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
-    from sectio.ops.records import AnyResult, Feedback, TraceEntry
+    from sectio.index.transfer import TransferReport
     from sectio.ops.store import OpsStore
 
 DEFAULT_COLLECTION = "default"
 
 
-class Sectio:
+class Sectio(OpsFacade):
     """The library facade; the CLI and the HTTP API are thin layers over it.
 
     Not thread-safe: one process owns a Qdrant Edge collection; the HTTP layer
-    serialises calls into it.
+    serialises calls into it. Exceptions: :meth:`stats` (counters only), the
+    trace writes (:meth:`record_entries`), :meth:`prefetch_queries` and the
+    store's methods, which the server runs on threads of their own.
     """
 
     def __init__(
@@ -64,11 +70,12 @@ class Sectio:
         self.settings = settings or Settings()
         self._inner_embedder = embedder
         self._embedder: CachedEmbedder | None = None
-        self.backend = backend or build_backend(self.settings)
+        self._backend = backend
         self._open: dict[str, Collection] = {}
         #: The second tenant check of every read; ``tenant_guard.dropped`` feeds /metrics.
         self.tenant_guard = TenantGuard()
         self._ops = ops
+        self._ops_lock = threading.Lock()  # the server's trace and retention threads share it
         #: Routed retrieval state per open collection (name catalogs, compiled phrases).
         self._routers: dict[str, Router] = {}
         self._reranker: tuple[Reranker | None, str | None] | None = (
@@ -76,6 +83,17 @@ class Sectio:
         )
 
     # --- components -----------------------------------------------------------------
+    @property
+    def backend(self) -> IndexBackend:
+        """The configured index backend (built on first use: the store commands need none).
+
+        Raises:
+            ConfigError: both a Qdrant URL and a local location are set.
+        """
+        if self._backend is None:
+            self._backend = build_backend(self.settings)
+        return self._backend
+
     @property
     def embedder(self) -> CachedEmbedder:
         """The configured embedder behind the on-disk cache (built on first use)."""
@@ -161,26 +179,107 @@ class Sectio:
             progress=progress,
         )
 
-    # --- info -----------------------------------------------------------------------
+    # --- info ---------------------------------------------------------------------
+    def collection_names(self) -> list[str]:
+        """Every collection of the configured store (served or not)."""
+        return self.backend.list_collections()
+
+    def has_collection(self, name: str) -> bool:
+        """Whether the configured store holds a collection ``name``."""
+        return self.backend.exists(name)
+
     def info(self, name: str | None = None) -> dict[str, Any]:
         """Collections with their manifests and counts (one collection if ``name``)."""
-        names = [name] if name else self.backend.list_collections()
+        names = [name] if name else self.collection_names()
         out: list[dict[str, Any]] = []
         for n in names:
             if not self.backend.exists(n):
                 raise CollectionNotFound(f"no collection named {n!r}")
             manifest = self.backend.read_manifest(n)
             count = self.collection(n).index.count() if manifest else self.backend.point_count(n)
-            out.append(
-                {
-                    "name": n,
-                    "count": count,
-                    "manifest": manifest.model_dump(mode="json", exclude={"profile"})
-                    if manifest
-                    else None,
-                }
-            )
+            out.append({"name": n, "count": count, "manifest": _manifest_json(manifest)})
         return {"home": str(self.settings.home), "backend": self.backend.kind, "collections": out}
+
+    def check_collection(self, name: str) -> dict[str, Any]:
+        """Gate ``name`` for serving; its ``{"name", "count", "manifest"}`` as :meth:`info`.
+
+        Re-reads the manifest on disk and checks it against the configured
+        embedder (the gate of every query path); a collection whose manifest
+        changed on disk (a ``--replace`` by another process) is reopened. A
+        collection that fails is released. The server's readiness runs this.
+
+        Raises:
+            CollectionNotFound: no such collection.
+            ManifestMissing: the collection has no manifest.
+            ManifestMismatch: the configured embedder does not match it.
+        """
+        try:
+            if not self.backend.exists(name):
+                raise CollectionNotFound(f"collection {name!r} does not exist")
+            on_disk = self.backend.read_manifest(name)
+            check_serving(on_disk, name, self.embedder.model_id, self.embedder.dimensions)
+            coll = self.collection(name)
+            if on_disk is not None and on_disk != coll.manifest:
+                self.release(name)
+                coll = self.collection(name)
+            return {
+                "name": name,
+                "count": coll.index.count(),
+                "manifest": _manifest_json(coll.manifest),
+            }
+        except SectioError:
+            self.release(name)
+            raise
+
+    def collection_detail(self, name: str, *, tenant: str) -> dict[str, Any]:
+        """``{"name", "count", "tenant_count", "manifest"}`` of an open, gated collection:
+        its points, ``tenant``'s points and its manifest (without the profile).
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        coll = self.collection(name)
+        return {
+            "name": name,
+            "count": coll.index.count(),
+            "tenant_count": self.count(collection=name, tenant=tenant),
+            "manifest": _manifest_json(coll.manifest),
+        }
+
+    def stats(self) -> dict[str, Any]:
+        """This process's counters, read without I/O (so from any thread): /metrics.
+
+        ``tenant_drops`` (points of another tenant dropped by the second tenant
+        check), ``trace_writes``, ``trace_write_failures`` and
+        ``trace_writes_skipped`` (the fail-open trace path; 0 before the store's
+        first use) and ``query_embeddings`` (``computed`` by the model, ``cached``
+        from the query LRU; 0 before the embedder's first use).
+        """
+        embedded = self._embedder.stats if self._embedder is not None else None
+        return {
+            "tenant_drops": self.tenant_guard.dropped,
+            **self.trace_counters(),
+            "query_embeddings": {
+                "computed": embedded.queries_computed if embedded else 0,
+                "cached": embedded.queries_cached if embedded else 0,
+            },
+        }
+
+    def warm_up(self) -> None:
+        """Load the embedding model now (a server's start-up), not on the first query.
+
+        Raises:
+            EmbeddingError: the model cannot be loaded.
+        """
+        self.embedder.inner.embed_query("warm up")
+
+    def prefetch_queries(self, texts: Sequence[str]) -> int:
+        """Embed ``texts`` in one model call into the query LRU; return how many were new.
+
+        The server embeds concurrent questions together before their engine
+        calls (:mod:`sectio.api.batching`); each call then finds its vector.
+        """
+        return self.embedder.prefetch_queries(texts)
 
     # --- search ---------------------------------------------------------------------
     def search(
@@ -394,116 +493,6 @@ class Sectio:
         """
         return self.router(collection).assess(candidates, context, tenant=tenant)
 
-    # --- operational store ----------------------------------------------------------
-    @property
-    def ops(self) -> OpsStore:
-        """The operational store (traces, turns, feedback); connects on first use."""
-        if self._ops is None:
-            from sectio.ops.store import OpsStore
-
-            self._ops = OpsStore.from_settings(self.settings)
-        return self._ops
-
-    def record(
-        self,
-        kind: str,
-        result: AnyResult,
-        *,
-        conversation_id: str | None = None,
-        correlation_id: str | None = None,
-        otel_trace_id: str | None = None,
-    ) -> str | None:
-        """Write ``result``'s retrieval trace, fail-open; set ``result.trace_id`` and return it.
-
-        Every ``ask``, ``search`` and ``lookup`` calls this once, as its last
-        step: ``return`` after ``self.record("ask", result, conversation_id=...)``.
-        Tenant, query, route, decision and intent are read from ``result`` (the
-        values retrieval resolved). With ``conversation_id`` (``ask
-        --conversation ID``), the user's line and a one-line summary of the
-        answer are appended to that conversation with the trace, in one
-        transaction.
-
-        Fail-open: if the store is unreachable, slow (bounded by
-        ``SECTIO_DB_CONNECT_TIMEOUT_S``/``SECTIO_DB_STATEMENT_TIMEOUT_S``) or
-        unmigrated, the failure is logged and counted in
-        ``self.ops.trace_write_failures`` and ``trace_id`` stays None.
-        ``SECTIO_TRACES=false`` turns tracing off.
-        """
-        self.record_entries(
-            [
-                self.trace_entry(
-                    kind,
-                    result,
-                    conversation_id=conversation_id,
-                    correlation_id=correlation_id,
-                    otel_trace_id=otel_trace_id,
-                )
-            ]
-        )
-        return result.trace_id
-
-    def trace_entry(
-        self,
-        kind: str,
-        result: AnyResult,
-        *,
-        conversation_id: str | None = None,
-        correlation_id: str | None = None,
-        otel_trace_id: str | None = None,
-    ) -> TraceEntry:
-        """The trace :meth:`record` would write, its ids taken from the current request now.
-
-        Build it in the request's own context; :meth:`record_entries` may then run
-        anywhere (the server writes the traces of concurrent requests together).
-        """
-        from sectio.ops.records import TraceEntry  # SQLAlchemy loads on first use
-
-        ctx = request_context.get()
-        if ctx is not None:
-            correlation_id = correlation_id or ctx.request_id
-            otel_trace_id = otel_trace_id or ctx.otel_trace_id
-        return TraceEntry(kind, result, conversation_id, correlation_id, otel_trace_id)
-
-    def record_entries(self, entries: Sequence[TraceEntry]) -> None:
-        """Write several traces in one transaction, fail-open; set each ``result.trace_id``.
-
-        Each result's ``trace_id`` is None unless its trace was written (see :meth:`record`).
-        """
-        for entry in entries:
-            entry.result.trace_id = None
-        if not entries or not self.settings.traces:
-            return
-        try:
-            store = self.ops
-        except Exception as exc:  # a bad URL must not break retrieval either
-            logging.getLogger("sectio.ops").warning("trace not written: %s", exc)
-            return
-        for entry, trace_id in zip(entries, store.try_record_traces(entries), strict=True):
-            entry.result.trace_id = trace_id
-
-    def feedback(
-        self,
-        trace_id: str,
-        rating: str,
-        *,
-        tenant: str,
-        comment: str | None = None,
-        conversation_id: str | None = None,
-    ) -> Feedback:
-        """Rate the answer of ``trace_id`` (``helpful``|``not_helpful``) as ``tenant``.
-
-        One feedback per trace; a second call replaces it. ``tenant`` is the
-        caller's resolved tenant (the API key's): another tenant's trace reads
-        as unknown. See :meth:`sectio.ops.OpsStore.submit_feedback`.
-
-        Raises:
-            TraceNotFound: no such trace for ``tenant``.
-            InvalidInput: an unknown rating or a comment over 2000 characters.
-        """
-        return self.ops.submit_feedback(
-            trace_id, rating, tenant=tenant, comment=comment, conversation_id=conversation_id
-        )
-
     # --- snapshots ------------------------------------------------------------------
     def snapshot(self, out_file: str | Path, *, collection: str = DEFAULT_COLLECTION) -> Manifest:
         """Write ``collection`` (flushed shard + manifest + checksums) to one file."""
@@ -519,6 +508,84 @@ class Sectio:
             check_serving(manifest, collection, embedder.model_id, embedder.dimensions)
 
         return self.backend.restore(Path(in_file), collection, verify=verify)
+
+    # --- transfer between stores ----------------------------------------------------
+    def export(
+        self,
+        dest: str,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        as_name: str | None = None,
+        replace: bool = False,
+        quantization: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> TransferReport:
+        """Copy ``collection`` (vectors, payloads, manifest) to the store ``dest``, as
+        ``as_name``; nothing is re-embedded. ``dest``: see :mod:`sectio.index.transfer`.
+
+        On arrival the manifest must match the configured embedder; a target
+        holding another corpus is refused unless ``replace``.
+
+        Raises:
+            CollectionNotFound: no such collection here.
+            ManifestMismatch: the configured embedder is not the manifest's.
+            CorpusMismatch: the target holds another corpus and ``replace`` is False.
+        """
+        from sectio.index.transfer import export_collection, serving_gate
+
+        self.release(collection)
+        return export_collection(
+            self.backend,
+            collection,
+            dest,
+            self.settings,
+            as_name=as_name,
+            verify=serving_gate(as_name or collection, *self._embedder_id()),
+            replace=replace,
+            quantization=quantization,
+            progress=progress,
+        )
+
+    def import_(
+        self,
+        source: str,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        source_collection: str | None = None,
+        replace: bool = False,
+        quantization: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> TransferReport:
+        """Copy ``source_collection`` (default: ``collection``) from the store ``source``
+        into ``collection`` here; nothing is re-embedded. Gated as :meth:`export`.
+
+        Raises:
+            CollectionNotFound: no such collection at ``source``.
+            ManifestMismatch: the configured embedder is not the manifest's.
+            CorpusMismatch: ``collection`` holds another corpus and ``replace`` is False.
+        """
+        from sectio.index.transfer import import_collection, serving_gate
+
+        self.release(collection)
+        return import_collection(
+            self.backend,
+            source,
+            self.settings,
+            collection=collection,
+            source_collection=source_collection,
+            verify=serving_gate(collection, *self._embedder_id()),
+            replace=replace,
+            quantization=quantization,
+            progress=progress,
+        )
+
+    def _embedder_id(self) -> tuple[str, int]:
+        return self.embedder.model_id, self.embedder.dimensions
+
+
+def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:
+    """A manifest as plain data, without its profile (what info and the API show)."""
+    return manifest.model_dump(mode="json", exclude={"profile"}) if manifest else None
 
 
 def _default_profile(fmt: str | None, path: Path) -> str:

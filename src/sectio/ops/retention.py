@@ -1,9 +1,10 @@
 """Automatic retention: the purge ``SECTIO_RETENTION_DAYS`` asks for, once a day.
 
-``sectio purge --auto`` runs :func:`apply_retention` once; the HTTP server
-schedules :func:`retention_loop` in its lifespan::
+``sectio purge --auto`` runs :func:`apply_retention` once (through
+:meth:`sectio.Sectio.apply_retention`); the HTTP server schedules
+:func:`retention_loop` in its lifespan::
 
-    task = asyncio.create_task(retention_loop(sectio.ops))
+    task = asyncio.create_task(retention_loop(sectio.apply_retention))
     ...
     task.cancel()
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from sectio.ops.records import PurgeReport
 from sectio.ops.store import OpsStore
@@ -45,19 +47,25 @@ def apply_retention(store: OpsStore) -> PurgeReport | None:
 
 
 async def retention_loop(
-    store: OpsStore, *, interval_s: float = DAY_S, first_delay_s: float = 60.0
+    purge: Callable[[], PurgeReport | None],
+    *,
+    interval_s: float = DAY_S,
+    first_delay_s: float = 60.0,
 ) -> None:
-    """Run :func:`apply_retention` every ``interval_s`` seconds until cancelled.
+    """Run ``purge`` (an :func:`apply_retention`) every ``interval_s`` seconds until cancelled.
 
-    Each run happens in a worker thread; a failure is logged and retried at
-    the next interval. Returns at once if no retention period is set.
+    The first run comes ``first_delay_s`` after the start (not during a
+    server's start-up). Each run happens in a worker thread; a failure is
+    logged with its traceback and retried at the next interval. Returns once
+    ``purge`` answers None (no retention period is set).
     """
-    if store.retention_days is None:
-        return
     await asyncio.sleep(first_delay_s)
     while True:
         try:
-            await asyncio.to_thread(apply_retention, store)
+            report = await asyncio.to_thread(purge)
         except Exception:  # logged, retried next interval; the server keeps serving
-            log.exception("retention purge failed")
+            log.exception("retention purge failed; retrying in %.0f s", interval_s)
+        else:
+            if report is None:
+                return
         await asyncio.sleep(interval_s)

@@ -1,0 +1,201 @@
+"""The operational-store half of the :class:`sectio.Sectio` facade (a mixin).
+
+Traces, feedback, migrations, retention and erasure: what ``sectio migrate``,
+``feedback``, ``purge`` and ``traces`` and the HTTP API's ``/v1/feedback`` and
+``/v1/traces`` call. The store (SQLAlchemy) is imported on first use, not with
+sectio.
+
+One trace path: every retrieval call builds its trace with :meth:`trace_entry`
+and writes it with :meth:`record_entries`; :meth:`record` is the two in one
+(the CLI), the HTTP server batches the entries of concurrent requests.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from sectio.context import request_context
+from sectio.settings import Settings
+
+if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
+    from sectio.ops.migrate import MigrationReport
+    from sectio.ops.records import AnyResult, Feedback, PurgeReport, TraceEntry, TraceSummary
+    from sectio.ops.store import OpsStore
+
+TRACE_COUNTERS = ("trace_writes", "trace_write_failures", "trace_writes_skipped")
+
+
+class OpsFacade:
+    """Traces, feedback and the store's upkeep; :class:`sectio.Sectio` sets the attributes.
+
+    Example:
+        >>> s = Sectio(Settings(home="/tmp/sectio-doc", embedder="fake"))  # doctest: +SKIP
+        >>> s.traces(5, tenant="acme")[0].decision  # doctest: +SKIP
+        'ANSWERABLE'
+    """
+
+    settings: Settings
+    _ops: OpsStore | None
+    _ops_lock: threading.Lock
+
+    @property
+    def ops(self) -> OpsStore:
+        """The operational store (traces, turns, feedback); connects on first use."""
+        if self._ops is None:
+            from sectio.ops.store import OpsStore
+
+            with self._ops_lock:
+                if self._ops is None:
+                    self._ops = OpsStore.from_settings(self.settings)
+        return self._ops
+
+    def record(
+        self,
+        kind: str,
+        result: AnyResult,
+        *,
+        conversation_id: str | None = None,
+        correlation_id: str | None = None,
+        otel_trace_id: str | None = None,
+    ) -> str | None:
+        """Write ``result``'s retrieval trace, fail-open; set ``result.trace_id`` and return it.
+
+        Every ``ask``, ``search`` and ``lookup`` calls this once, as its last
+        step: ``return`` after ``self.record("ask", result, conversation_id=...)``.
+        Tenant, query, route, decision and intent are read from ``result`` (the
+        values retrieval resolved). With ``conversation_id`` (``ask
+        --conversation ID``), the user's line and a one-line summary of the
+        answer are appended to that conversation with the trace, in one
+        transaction.
+
+        Fail-open: if the store is unreachable, slow (bounded by
+        ``SECTIO_DB_CONNECT_TIMEOUT_S``/``SECTIO_DB_STATEMENT_TIMEOUT_S``) or
+        unmigrated, the failure is logged and counted in
+        ``self.ops.trace_write_failures`` and ``trace_id`` stays None.
+        ``SECTIO_TRACES=false`` turns tracing off.
+        """
+        self.record_entries(
+            [
+                self.trace_entry(
+                    kind,
+                    result,
+                    conversation_id=conversation_id,
+                    correlation_id=correlation_id,
+                    otel_trace_id=otel_trace_id,
+                )
+            ]
+        )
+        return result.trace_id
+
+    def trace_entry(
+        self,
+        kind: str,
+        result: AnyResult,
+        *,
+        conversation_id: str | None = None,
+        correlation_id: str | None = None,
+        otel_trace_id: str | None = None,
+    ) -> TraceEntry:
+        """The trace :meth:`record` would write, its ids taken from the current request now.
+
+        Build it in the request's own context; :meth:`record_entries` may then run
+        anywhere (the server writes the traces of concurrent requests together).
+        """
+        from sectio.ops.records import TraceEntry  # SQLAlchemy loads on first use
+
+        ctx = request_context.get()
+        if ctx is not None:
+            correlation_id = correlation_id or ctx.request_id
+            otel_trace_id = otel_trace_id or ctx.otel_trace_id
+        return TraceEntry(kind, result, conversation_id, correlation_id, otel_trace_id)
+
+    def record_entries(self, entries: Sequence[TraceEntry]) -> None:
+        """Write several traces in one transaction, fail-open; set each ``result.trace_id``.
+
+        Each result's ``trace_id`` is None unless its trace was written (see :meth:`record`).
+        """
+        for entry in entries:
+            entry.result.trace_id = None
+        if not entries or not self.settings.traces:
+            return
+        try:
+            store = self.ops
+        except Exception as exc:  # a bad URL must not break retrieval either
+            logging.getLogger("sectio.ops").warning("trace not written: %s", exc)
+            return
+        for entry, trace_id in zip(entries, store.try_record_traces(entries), strict=True):
+            entry.result.trace_id = trace_id
+
+    def feedback(
+        self,
+        trace_id: str,
+        rating: str,
+        *,
+        tenant: str,
+        comment: str | None = None,
+        conversation_id: str | None = None,
+    ) -> Feedback:
+        """Rate the answer of ``trace_id`` (``helpful``|``not_helpful``) as ``tenant``.
+
+        One feedback per trace; a second call replaces it. ``tenant`` is the
+        caller's resolved tenant (the API key's): another tenant's trace reads
+        as unknown. See :meth:`sectio.ops.OpsStore.submit_feedback`.
+
+        Raises:
+            TraceNotFound: no such trace for ``tenant``.
+            InvalidInput: an unknown rating or a comment over 2000 characters.
+        """
+        return self.ops.submit_feedback(
+            trace_id, rating, tenant=tenant, comment=comment, conversation_id=conversation_id
+        )
+
+    def trace(self, trace_id: str, *, tenant: str | None) -> dict[str, Any] | None:
+        """The stored trace ``trace_id`` of ``tenant`` (None: any tenant's), or None.
+
+        Raises:
+            StoreUnavailable / StoreNotMigrated: the store cannot answer.
+        """
+        return self.ops.get_trace(trace_id, tenant=tenant)
+
+    def traces(self, limit: int = 20, *, tenant: str | None = None) -> list[TraceSummary]:
+        """The newest traces first (at most ``limit``), with their feedback rating."""
+        return self.ops.list_traces(limit, tenant=tenant)
+
+    def migrate(self) -> MigrationReport:
+        """Create or upgrade the operational store's schema (idempotent).
+
+        Raises:
+            StoreUnavailable: the database cannot be reached.
+        """
+        return self.ops.migrate()
+
+    def purge_older_than(self, days: float) -> PurgeReport:
+        """Delete traces and turns older than ``days`` days (feedback goes with its trace).
+
+        Raises:
+            InvalidInput: negative ``days``.
+        """
+        return self.ops.purge_older_than(days)
+
+    def purge_conversation(self, conversation_id: str, *, tenant: str | None = None) -> PurgeReport:
+        """Erase one conversation: its turns, its traces and their feedback (``tenant``:
+        only that tenant's rows)."""
+        return self.ops.purge_conversation(conversation_id, tenant=tenant)
+
+    def apply_retention(self) -> PurgeReport | None:
+        """Purge by ``SECTIO_RETENTION_DAYS`` and log what went (None: no period is set).
+
+        The server runs it daily (:func:`sectio.ops.retention.retention_loop`);
+        ``sectio purge --auto`` once.
+        """
+        from sectio.ops.retention import apply_retention
+
+        return apply_retention(self.ops)
+
+    def trace_counters(self) -> dict[str, int]:
+        """The fail-open trace path's counters (all 0 before the store's first use; no I/O)."""
+        counts = self._ops.stats() if self._ops is not None else {}
+        return {key: int(counts.get(key, 0)) for key in TRACE_COUNTERS}
