@@ -56,6 +56,60 @@ def test_health_ready_openapi_docs(client: TestClient) -> None:
     assert "sectio" in client.get("/").text
 
 
+OPERATIONS = [
+    ("GET", "/healthz", ["ops"], "healthz_healthz_get", None),
+    ("GET", "/readyz", ["ops"], "readyz_readyz_get", None),
+    ("GET", "/metrics", ["ops"], "metrics_endpoint_metrics_get", None),
+    ("POST", "/v1/retrieve", ["retrieval"], "retrieve_v1_retrieve_post", "RetrieveRequest"),
+    ("POST", "/v1/search", ["retrieval"], "search_v1_search_post", "SearchRequest"),
+    ("POST", "/v1/lookup", ["retrieval"], "lookup_v1_lookup_post", "LookupRequest"),
+    ("GET", "/v1/collections", ["collections"], "collections_v1_collections_get", None),
+    (
+        "GET",
+        "/v1/collections/{name}",
+        ["collections"],
+        "collection_v1_collections__name__get",
+        None,
+    ),
+    ("POST", "/v1/feedback", ["feedback"], "feedback_v1_feedback_post", "FeedbackRequest"),
+    ("GET", "/v1/traces/{trace_id}", ["feedback"], "trace_v1_traces__trace_id__get", None),
+]
+
+
+def test_openapi_operations_are_stable(client: TestClient) -> None:
+    """Paths, methods, tags, operation ids and request bodies, in order (clients rely on them)."""
+    spec = client.get("/openapi.json").json()
+    found = []
+    for path, methods in spec["paths"].items():
+        for method, op in methods.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json", {})
+            ref = body.get("schema", {}).get("$ref")
+            found.append(
+                (method.upper(), path, op["tags"], op["operationId"], ref and ref.split("/")[-1])
+            )
+    assert found == OPERATIONS
+    assert spec["paths"]["/readyz"]["get"]["responses"].keys() == {"200", "503"}
+
+
+def test_every_error_class_answers_with_its_row_of_the_table(loaded: Settings) -> None:
+    from sectio.errors import HTTP_ERRORS, RecordError
+
+    app = create_app(loaded)
+    classes = list(HTTP_ERRORS)
+
+    async def boom(i: int) -> None:
+        cls = classes[i]
+        raise RecordError("a", 1, "f", "m") if cls is RecordError else cls("went\n  wrong")
+
+    app.add_api_route("/boom/{i}", boom)
+    with TestClient(app) as c:
+        assert len(classes) >= 21
+        for i, cls in enumerate(classes):
+            status, code = HTTP_ERRORS[cls]
+            body = assert_error(c.get(f"/boom/{i}"), status, code)
+            assert body["error"]["message"] in ("went wrong", "a:1: field f: m"), cls
+
+
 def test_auth_required_and_tenant_never_from_body(client: TestClient) -> None:
     assert_error(client.post("/v1/search", json={"query": "aspirin"}), 401, "unauthorized")
     bad = {"Authorization": "Bearer nope"}

@@ -152,17 +152,17 @@ def test_concurrent_http_searches_embed_and_trace_together_and_answer_as_the_lib
     with TestClient(create_app(settings)) as client:
         with ThreadPoolExecutor(8) as pool:
             answers = list(pool.map(ask, range(len(questions))))
-        batchers = client.app.state.batchers  # type: ignore[attr-defined]
-        stats = client.app.state.sectio.embedder.stats  # type: ignore[attr-defined]
-        embedded = sum(batchers["query"].batch_sizes)
+        api = client.app.state.api  # type: ignore[attr-defined]
+        stats = api.engine.embedder.stats
+        embedded = sum(api.queries.batch_sizes)
         lexical = client.post("/v1/search", json={"query": "x y", "mode": "lexical"}, headers=ACME)
         assert lexical.status_code == 200
-        assert sum(batchers["query"].batch_sizes) == embedded  # a lexical search needs no vector
+        assert sum(api.queries.batch_sizes) == embedded  # a lexical search needs no vector
         # every response names its own written trace, with its own request id
         for i, (q, body) in enumerate(answers):
             trace = client.get(f"/v1/traces/{body['trace_id']}", headers=ACME).json()
             assert (trace["query_text"], trace["correlation_id"]) == (q, f"req-{i}")
-        assert sum(batchers["trace"].batch_sizes) == len(questions) + 1
+        assert sum(api.traces.batch_sizes) == len(questions) + 1
     for q, body in answers:
         assert [h["chunk_id"] for h in body["hits"]] == expected[q]
     assert embedded == len(questions)  # every dense question went through the batcher
@@ -188,7 +188,7 @@ def test_server_runs_the_model_on_one_thread_unless_told(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = create_app(Settings(home=tmp_path / "a", embedder="fake"))
-    assert app.state.sectio.settings.embed_threads == 1
+    assert app.state.api.engine.settings.embed_threads == 1
     monkeypatch.setenv("SECTIO_EMBED_THREADS", "2")
     app = create_app(Settings(home=tmp_path / "b", embedder="fake"))
-    assert app.state.sectio.settings.embed_threads == 2
+    assert app.state.api.engine.settings.embed_threads == 2

@@ -8,6 +8,7 @@ from the library objects at scrape).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -19,7 +20,8 @@ BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.
 
 
 class _Live(Collector):
-    """Values owned by the library (tenant guard, ops store, collections), read at scrape."""
+    """Values owned by the library (:meth:`sectio.Sectio.stats`, the collections' sizes at
+    the last readiness check), read at scrape."""
 
     def __init__(self, read: Callable[[], dict[str, Any]]) -> None:
         self._read = read
@@ -34,7 +36,7 @@ class _Live(Collector):
         failures = CounterMetricFamily(
             "sectio_trace_write_failures", "Trace writes that failed (retrieval answered anyway)."
         )
-        failures.add_metric([], float(values.get("trace_failures", 0)))
+        failures.add_metric([], float(values.get("trace_write_failures", 0)))
         yield failures
         queries = CounterMetricFamily(
             "sectio_query_embeddings",
@@ -79,3 +81,11 @@ class Metrics:
             registry=self.registry,
         )
         self.registry.register(_Live(read_live))
+
+    def observe(
+        self, endpoint: str, route: str, started: float, decision: str | None = None
+    ) -> None:
+        """Count a request's latency since ``started`` (``perf_counter``) and its decision."""
+        self.latency.labels(endpoint, route).observe(time.perf_counter() - started)
+        if decision:
+            self.decisions.labels(decision).inc()

@@ -1,9 +1,10 @@
 """Readiness: every configured collection must pass the manifest gate before it is served.
 
-``check()`` runs on the engine thread: it re-reads each manifest and compares it
-with the configured embedder (the same gate as every query path). A collection
-whose manifest changed on disk (a ``--replace`` by another process) is reopened;
-one that fails the gate is marked not ready and its requests get 503.
+``check()`` runs on the engine thread: :meth:`sectio.Sectio.check_collection`
+re-reads each manifest and compares it with the configured embedder (the same
+gate as every query path). A collection whose manifest changed on disk (a
+``--replace`` by another process) is reopened; one that fails the gate is
+marked not ready and its requests get 503.
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from sectio.api.errors import ApiError
 from sectio.engine import Sectio
-from sectio.errors import SectioError
-from sectio.index.filters import tenant_where
-from sectio.index.manifest import check_serving
+from sectio.errors import CollectionNotFound, SectioError
 from sectio.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -42,33 +42,20 @@ class Readiness:
         """Collections this server serves: ``SECTIO_SERVE_COLLECTIONS`` or all that exist."""
         if self.settings.serve_collections:
             return [n.strip() for n in self.settings.serve_collections.split(",") if n.strip()]
-        return self.engine.backend.list_collections()
+        return self.engine.collection_names()
 
     def check(self) -> None:
         """Run the gate on every configured collection (engine thread only)."""
         state: dict[str, _State] = {}
         for name in self.configured():
             try:
-                if not self.engine.backend.exists(name):
-                    state[name] = _State(False, f"collection {name!r} does not exist")
-                    continue
-                on_disk = self.engine.backend.read_manifest(name)
-                emb = self.engine.embedder
-                check_serving(on_disk, name, emb.model_id, emb.dimensions)
-                coll = self.engine.collection(name)
-                if on_disk is not None and on_disk != coll.manifest:
-                    self.engine.release(name)
-                    coll = self.engine.collection(name)
-                state[name] = _State(
-                    True,
-                    "ok",
-                    coll.index.count(),
-                    coll.manifest.model_dump(mode="json", exclude={"profile"}),
-                )
+                found = self.engine.check_collection(name)
             except SectioError as exc:
-                self.engine.release(name)
                 state[name] = _State(False, " ".join(str(exc).split()))
-                log.warning("collection %s not ready: %s", name, exc)
+                if not isinstance(exc, CollectionNotFound):
+                    log.warning("collection %s not ready: %s", name, exc)
+                continue
+            state[name] = _State(True, "ok", found["count"], found["manifest"])
         self._state = state
         self._checked = True
 
@@ -88,12 +75,15 @@ class Readiness:
         return body
 
     def require(self, name: str) -> None:
-        """Raise the HTTP error for a collection that is unknown or not ready."""
-        from sectio.api.app import ApiError
+        """Raise the HTTP error for a collection that is unknown or not ready.
 
+        Raises:
+            CollectionNotFound: 404, not served here.
+            ApiError: 503 ``collection_not_ready``, with the reason.
+        """
         state = self._state.get(name)
         if state is None:
-            raise ApiError(404, "collection_not_found", f"no served collection named {name!r}")
+            raise CollectionNotFound(f"no served collection named {name!r}")
         if not state.ready:
             raise ApiError(503, "collection_not_ready", state.reason)
 
@@ -116,32 +106,17 @@ class Readiness:
         return out
 
     def detail(self, name: str, tenant: str) -> dict[str, Any] | None:
-        """Manifest, total points and the caller's points of one served collection."""
+        """Manifest, total points and the caller's points of one served collection
+        (engine thread only); None if it is not served here."""
         state = self._state.get(name)
         if state is None:
             return None
         data: dict[str, Any] = {"name": name, "ready": state.ready, "reason": state.reason}
         if state.ready:
-            coll = self.engine.collection(name)
-            data["count"] = coll.index.count()
-            data["tenant_count"] = coll.index.count(tenant_where(tenant))
-            data["manifest"] = coll.manifest.model_dump(mode="json", exclude={"profile"})
+            data.update(self.engine.collection_detail(name, tenant=tenant))
         return data
 
     def live_values(self) -> dict[str, Any]:
-        """Values for /metrics, read from the library's own counters."""
-        ops = getattr(self.engine, "_ops", None)
-        failures = 0
-        if ops is not None:
-            failures = int(getattr(ops, "trace_write_failures", 0))
-        embedder = getattr(self.engine, "_embedder", None)  # None until the first query
-        stats = getattr(embedder, "stats", None)
-        return {
-            "tenant_drops": getattr(getattr(self.engine, "tenant_guard", None), "dropped", 0),
-            "trace_failures": failures,
-            "query_embeddings": {
-                "computed": int(getattr(stats, "queries_computed", 0)),
-                "cached": int(getattr(stats, "queries_cached", 0)),
-            },
-            "collections": {n: s.count for n, s in self._state.items()},
-        }
+        """Values for /metrics: the library's counters and each collection's size at the
+        last check (no engine call: a scrape runs on the event loop)."""
+        return {**self.engine.stats(), "collections": {n: s.count for n, s in self._state.items()}}

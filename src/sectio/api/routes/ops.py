@@ -1,0 +1,39 @@
+"""``/healthz``, ``/readyz``, ``/metrics`` and the playground page ``/``."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from sectio.api.deps import Api
+
+router = APIRouter(tags=["ops"])
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    """The process is alive (says nothing about collections)."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", responses={503: {"description": "not ready, with reasons"}})
+async def readyz(api: Api) -> JSONResponse:
+    """200 when every configured collection passed the manifest gate, else 503 with reasons."""
+    await api.in_engine(api.readiness.check)
+    body = api.readiness.report()
+    return JSONResponse(body, 200 if body["ready"] else 503)
+
+
+@router.get("/metrics")
+async def metrics_endpoint(api: Api) -> Response:
+    """Prometheus metrics."""
+    return Response(generate_latest(api.metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+@router.get("/", include_in_schema=False)
+async def playground() -> HTMLResponse:
+    page = resources.files("sectio.api").joinpath("static/index.html").read_text("utf-8")
+    return HTMLResponse(page)
