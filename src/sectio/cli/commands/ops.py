@@ -1,13 +1,12 @@
 """``sectio migrate``, ``feedback``, ``purge``, ``traces``: the operational store.
 
-The store (SQLAlchemy, Alembic) is imported when one of these commands runs,
-not at every CLI start.
+Each is a call on :class:`sectio.Sectio` (:mod:`sectio.engine_ops`). The store
+(SQLAlchemy, Alembic) is imported when one of these commands runs, not at
+every CLI start.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -17,20 +16,8 @@ from sectio.errors import ConfigError
 
 if TYPE_CHECKING:
     from sectio.ops.records import PurgeReport
-    from sectio.ops.store import OpsStore
 
 RATINGS = ("helpful", "not_helpful")  # sectio.ops.schema.RATINGS, without importing SQLAlchemy
-
-
-@contextmanager
-def _store(state: Context) -> Iterator[OpsStore]:
-    from sectio.ops.store import OpsStore
-
-    store = OpsStore.from_settings(state.settings)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 @cli.command()
@@ -38,8 +25,7 @@ def _store(state: Context) -> Iterator[OpsStore]:
 @pass_state
 def migrate(state: Context, as_json: bool) -> None:
     """Create or upgrade the operational store's schema (safe to re-run)."""
-    with _store(state) as store:
-        report = store.migrate()
+    report = state.sectio.migrate()
     if as_json:
         emit_json(report)
     elif report.applied:
@@ -69,10 +55,9 @@ def feedback(
     as_json: bool,
 ) -> None:
     """Rate the answer of one trace (a second rating replaces the first)."""
-    with _store(state) as store:
-        fb = store.submit_feedback(
-            trace_id, rating, tenant=tenant, comment=comment, conversation_id=conversation_id
-        )
+    fb = state.sectio.feedback(
+        trace_id, rating, tenant=tenant, comment=comment, conversation_id=conversation_id
+    )
     if as_json:
         emit_json(fb)
     else:
@@ -112,16 +97,16 @@ def purge(
         raise click.UsageError("give exactly one of --older-than DAYS, --conversation ID, --auto")
     if tenant is not None and conversation_id is None:
         raise click.UsageError("--tenant only applies with --conversation")
-    with _store(state) as store:
-        report: PurgeReport | None
-        if older_than is not None:
-            report = store.purge_older_than(older_than)
-        elif conversation_id is not None:
-            report = store.purge_conversation(conversation_id, tenant=tenant)
-        else:
-            report = store.apply_retention()
-            if report is None:
-                raise ConfigError("--auto needs SECTIO_RETENTION_DAYS (no retention period is set)")
+    sectio = state.sectio
+    report: PurgeReport | None
+    if older_than is not None:
+        report = sectio.purge_older_than(older_than)
+    elif conversation_id is not None:
+        report = sectio.purge_conversation(conversation_id, tenant=tenant)
+    else:
+        report = sectio.apply_retention()
+        if report is None:
+            raise ConfigError("--auto needs SECTIO_RETENTION_DAYS (no retention period is set)")
     if as_json:
         emit_json(report)
         return
@@ -143,8 +128,7 @@ def purge(
 @pass_state
 def traces(state: Context, limit: int, tenant: str | None, as_json: bool) -> None:
     """List recent retrieval traces, newest first, with decision and feedback."""
-    with _store(state) as store:
-        rows = store.list_traces(limit, tenant=tenant)
+    rows = state.sectio.traces(limit, tenant=tenant)
     if as_json:
         emit_json([r.as_dict() for r in rows])
         return

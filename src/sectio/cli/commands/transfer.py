@@ -12,6 +12,8 @@ holding another corpus is refused unless ``--replace``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from sectio.cli.base import (
@@ -23,13 +25,10 @@ from sectio.cli.base import (
     note,
     pass_state,
 )
-from sectio.index.transfer import (
-    TransferReport,
-    export_collection,
-    import_collection,
-    serving_gate,
-)
 from sectio.ingest.loader import tty_progress
+
+if TYPE_CHECKING:
+    from sectio.index.transfer import TransferReport
 
 
 def _report(report: TransferReport, as_json: bool) -> None:
@@ -73,19 +72,12 @@ def export_(
     as_json: bool,
 ) -> None:
     """Copy a collection (vectors, payloads, manifest) to another store, without re-embedding."""
-    sectio = state.sectio
-    sectio.release(collection)
-    embedder = sectio.embedder
-    target_name = as_name or collection
     progress, done = tty_progress("export", enabled=None if not as_json else False)
     try:
-        report = export_collection(
-            sectio.backend,
-            collection,
+        report = state.sectio.export(
             dest,
-            state.settings,
+            collection=collection,
             as_name=as_name,
-            verify=serving_gate(target_name, embedder.model_id, embedder.dimensions),
             replace=replace,
             quantization=quantization,
             progress=progress,
@@ -123,18 +115,12 @@ def import_(
     as_json: bool,
 ) -> None:
     """Copy a collection from FROM (URL|PATH) into the configured store, without re-embedding."""
-    sectio = state.sectio
-    sectio.release(collection)
-    embedder = sectio.embedder
     progress, done = tty_progress("import", enabled=None if not as_json else False)
     try:
-        report = import_collection(
-            sectio.backend,
+        report = state.sectio.import_(
             source,
-            state.settings,
             collection=collection,
             source_collection=source_collection,
-            verify=serving_gate(collection, embedder.model_id, embedder.dimensions),
             replace=replace,
             quantization=quantization,
             progress=progress,
