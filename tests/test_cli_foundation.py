@@ -87,7 +87,7 @@ def test_snapshot_restore_cli(tmp_path: Path, small_corpus: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     a = json.loads(run(home, "search", "diabetes", "--json").stdout)["hits"]
     b = json.loads(run(other, "search", "diabetes", "-c", "copy", "--json").stdout)["hits"]
-    assert [h["chunk_id"] for h in a] == [h["chunk_id"] for h in b]
+    assert a and [h["chunk_id"] for h in a] == [h["chunk_id"] for h in b]
     assert_one_line_error(run(other, "restore", str(tmp_path / "none.tar")), "does not exist")
 
 

@@ -163,6 +163,7 @@ def test_concurrent_http_searches_embed_and_trace_together_and_answer_as_the_lib
             trace = client.get(f"/v1/traces/{body['trace_id']}", headers=ACME).json()
             assert (trace["query_text"], trace["correlation_id"]) == (q, f"req-{i}")
         assert sum(api.traces.batch_sizes) == len(questions) + 1
+    assert all(expected.values())  # every question has hits to compare
     for q, body in answers:
         assert [h["chunk_id"] for h in body["hits"]] == expected[q]
     assert embedded == len(questions)  # every dense question went through the batcher
