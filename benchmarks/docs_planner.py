@@ -5,7 +5,7 @@ The question set is ``benchmarks/data/argocd`` (BEIR-style ``queries.jsonl`` +
 titles, file names, CLI reference pages, cross-links and question headings,
 plus hand-written FAQ-style questions: see ``make_queries.py`` there).
 
-* ``planner``: ``sectio.plan.answer`` (route -> plan -> exact seeds, substring
+* ``planner``: ``Sectio.ask`` (the docs planner route) (route -> plan -> exact seeds, substring
   fallback, hybrid with hard filters and soft boosts); its evidence, at most
   the plan's limit (8, or 12 for file lookups), in order;
 * ``hybrid D0``: dense + BM25 reciprocal rank fusion (k=60) inside Qdrant
@@ -40,7 +40,6 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from sectio import Sectio, Settings  # noqa: E402
 from sectio.index.filters import AnyOf, tenant_where  # noqa: E402
-from sectio.plan import answer  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "argocd"
 DOCS = ROOT.parent / "shared" / "data" / "docs_argocd"
@@ -114,7 +113,7 @@ def main() -> int:
         for qid, (text, kind) in queries.items():
             relevant = qrels[qid]
             t = time.perf_counter()
-            result = answer(sx, text, collection=COLLECTION, tenant=TENANT)
+            result = sx.ask(text, collection=COLLECTION, tenant=TENANT, record=False)
             latency.append((time.perf_counter() - t) * 1000)
             rankings: dict[str, list[str]] = {
                 "planner": doc_ranking([e.doc_id for e in result.evidence]),

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from sectio import Sectio, Settings
 from sectio.cli import main
 from sectio.cli.base import cli
-from sectio.contract.result import Evidence, RetrievalResult
+from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
-from sectio.retrieve.ask import Router
 from sectio.retrieve.decision import decide
+from sectio.retrieve.pipeline import Router
 from tests.helpers import chunk
 from tests.helpers.route_corpora import en_rows, write
 
@@ -150,8 +150,14 @@ def test_no_route_reads_another_tenants_chunks(
     assert all(e.tenant == "a" for e in result.evidence)
     assert "secretol" not in {e.doc_id for e in result.evidence}
     assert result.resolved_doc_id in (None, "metformin", "secretol")  # a flag is echoed, unread
+    if kwargs.get("doc_id") == "secretol":  # tenant a has no such document: nothing is read
+        assert (result.evidence, result.decision) == ([], "ABSTAIN")
+    else:  # the same route reads tenant a's own chunks
+        assert result.evidence, result.details
     theirs = loose(sx).ask(question, tenant="b", **kwargs)
-    assert all(e.tenant == "b" for e in theirs.evidence)
+    assert theirs.evidence, theirs.details  # tenant b reads its own Secretol on every route
+    assert {e.tenant for e in theirs.evidence} == {"b"}
+    assert {e.doc_id for e in theirs.evidence} == {"secretol"}
 
 
 def test_the_other_tenant_does_resolve_its_own_document(sx: Sectio) -> None:
@@ -180,44 +186,37 @@ def test_ask_writes_a_trace_and_a_conversation_turn(tmp_path: Path) -> None:
             "metformin dose", collection="en", tenant="default", conversation_id="conv-1"
         )
         assert result.trace_id is not None
+        trace = s.ops.get_trace(result.trace_id, tenant="default")
+        assert trace is not None and trace["route"] == result.route
+        turns = s.ops.conversation("conv-1", tenant="default")
+        assert [t.role for t in turns] == ["user", "assistant"]
+        assert turns[0].line == "metformin dose"
+        assert {t.trace_id for t in turns} == {result.trace_id}
+        assert s.ops.conversation("conv-1", tenant="other") == []
         assert s.lookup("gout", collection="en", tenant="default").trace_id is not None
 
 
-def test_a_docs_collection_is_handed_to_the_planner(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls: list[dict[str, Any]] = []
-
-    def planner(sectio: Sectio, question: str, **kwargs: Any) -> RetrievalResult:
-        calls.append({"question": question, **kwargs})
-        return RetrievalResult(
-            query=question,
-            collection=kwargs["collection"],
-            tenant=kwargs["tenant"],
-            decision="ABSTAIN",
-            reason="no_evidence",
-            route="docs_plan",
-        )
-
-    monkeypatch.setattr("sectio.engine.docs_planner", lambda: planner)
-    rows = [chunk("docs/a.md", "intro", 0, "Install it.", path="docs/a.md")]
+@pytest.mark.parametrize("profile", ["docs", "docs_argocd"])
+def test_the_profile_engine_picks_the_routes(tmp_path: Path, profile: str) -> None:
+    tree = tmp_path / "repo" / "docs"
+    tree.mkdir(parents=True)
+    (tree / "install.md").write_text("# Install\n\nInstall it with the installer.\n")
     with Sectio(Settings(home=tmp_path / "h", embedder="fake", traces=False)) as s:
-        s.ingest(write(tmp_path, "d", rows), profile="docs", collection="d")
+        s.ingest(tree.parent, fmt="markdown", profile=profile, collection="d")
         result = s.ask("how do I install", collection="d", tenant="default")
-        other = s.ingest(write(tmp_path, "e", en_rows()), profile="en_drug_label", collection="e")
-        assert other.chunks_read
+        assert s.info("d")["collections"][0]["manifest"]["profile_name"] == profile
+        with pytest.raises(ConfigError, match="docs planner"):
+            s.ask("how do I install", collection="d", tenant="default", turn_type="overview")
+        s.ingest(write(tmp_path, "e", en_rows()), profile="en_drug_label", collection="e")
         assert s.ask("metformin dose", collection="e", tenant="default").route == "section"
+        with pytest.raises(ConfigError, match="not the docs planner"):
+            s.plan("metformin dose", collection="e", tenant="default")
+        route, plan = s.plan("how do I install", collection="d", tenant="default")
     assert result.route == "docs_plan"
-    assert calls == [
-        {
-            "question": "how do I install",
-            "collection": "d",
-            "tenant": "default",
-            "doc_id": None,
-            "section_key": None,
-            "top_k": None,
-        }
-    ]
+    assert result.evidence
+    assert {e.path for e in result.evidence} == {"docs/install.md"}
+    assert result.details["plan"] == plan.model_dump(mode="json")
+    assert result.details["route"] == route.model_dump(mode="json")
 
 
 def test_cli_ask_json_and_human(sx: Sectio, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from sectio import Sectio, Settings
 from sectio.cli.base import cli
-from sectio.retrieve.ask import Router
-from sectio.retrieve.lookup import keyword_score
+from sectio.retrieve.pipeline import Router
+from sectio.retrieve.routes.lookup import keyword_score
 from tests.helpers import chunk
 from tests.helpers.route_corpora import vi_rows, write
 

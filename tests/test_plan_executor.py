@@ -13,13 +13,13 @@ from click.testing import CliRunner
 from sectio import Sectio, Settings
 from sectio.cli import cli
 from sectio.contract.profile import load_profile
+from sectio.contract.result import RetrievalResult
 from sectio.errors import ConfigError
 from sectio.ingest.loader import load_records
 from sectio.ingest.markdown import read_markdown
-from sectio.plan import answer, plan_question
+from sectio.plan import DocsPlanner, DocsPlanRoute, plan_question
 from sectio.plan.executor import EXACT, HYBRID, SUBSTRING, PlanExecutor
 from sectio.plan.models import Layer, PlanProfile, RetrievalPlan
-from sectio.plan.planner import planner_for
 
 COLL = "docs"
 FILES = {
@@ -69,9 +69,20 @@ def docs_sectio(docs_home: Path) -> Iterator[Sectio]:
     sx.close()
 
 
+def planner_of(sx: Sectio) -> DocsPlanner:
+    """The docs planner that answers the test collection (its route in the pipeline)."""
+    routes = [r for r in sx.router(COLL).routes if isinstance(r, DocsPlanRoute)]
+    assert len(routes) == 1
+    return routes[0].planner
+
+
 def executor(sx: Sectio, tenant: str = "default") -> PlanExecutor:
-    coll = sx.collection(COLL)
-    return PlanExecutor(coll, sx.embedder, planner_for(sx).catalog(coll, tenant), tenant)
+    scope = sx.router(COLL).scope(tenant)
+    return PlanExecutor(scope, planner_of(sx).catalog(scope))
+
+
+def answer(sx: Sectio, question: str, *, tenant: str = "default") -> RetrievalResult:
+    return sx.ask(question, collection=COLL, tenant=tenant, record=False)
 
 
 def plan(
@@ -183,7 +194,7 @@ def test_soft_preferences_change_order_only(docs_sectio: Sectio) -> None:
 
 
 def test_answer_end_to_end(docs_sectio: Sectio) -> None:
-    result = answer(docs_sectio, "Where is checkout-flow.md?", collection=COLL, tenant="default")
+    result = answer(docs_sectio, "Where is checkout-flow.md?")
     assert result.route == "docs_plan"
     assert result.decision == "ANSWERABLE" and result.reason == "grounded_evidence_available"
     assert result.evidence[0].doc_id == "docs/logic/checkout-flow.md"
@@ -198,9 +209,7 @@ def test_answer_end_to_end(docs_sectio: Sectio) -> None:
 
 
 def test_api_question_reads_the_fact_layer(docs_sectio: Sectio) -> None:
-    result = answer(
-        docs_sectio, "What does POST /api/v1/orders do?", collection=COLL, tenant="default"
-    )
+    result = answer(docs_sectio, "What does POST /api/v1/orders do?")
     assert result.details["plan"]["profile"] == "docs_summary_api_endpoint"
     layers = {e.model_dump()["layer"] for e in result.evidence}
     assert layers <= {"D1", "D2", "D0"} and "D2" in layers
@@ -208,19 +217,20 @@ def test_api_question_reads_the_fact_layer(docs_sectio: Sectio) -> None:
 
 
 def test_catalog_is_loaded_once_per_open_collection(docs_sectio: Sectio) -> None:
-    planner = planner_for(docs_sectio)
+    planner = planner_of(docs_sectio)
     before = planner.catalogs.loads
-    answer(docs_sectio, "orders", collection=COLL, tenant="default")
-    answer(docs_sectio, "invoices", collection=COLL, tenant="default")
+    answer(docs_sectio, "orders")
+    answer(docs_sectio, "invoices")
     assert planner.catalogs.loads == before + 1
-    docs_sectio.release(COLL)
-    answer(docs_sectio, "orders", collection=COLL, tenant="default")
-    assert planner.catalogs.loads == before + 2
+    docs_sectio.release(COLL)  # reopened: a new router, a new planner, a fresh catalog
+    answer(docs_sectio, "orders")
+    assert planner_of(docs_sectio) is not planner
+    assert planner_of(docs_sectio).catalogs.loads == 1
 
 
 def test_empty_question_is_refused(docs_sectio: Sectio) -> None:
     with pytest.raises(ConfigError):
-        answer(docs_sectio, "  ", collection=COLL, tenant="default")
+        answer(docs_sectio, "  ")
 
 
 def test_tenants_never_mix(sectio: Sectio, tmp_path: Path) -> None:
@@ -228,18 +238,18 @@ def test_tenants_never_mix(sectio: Sectio, tmp_path: Path) -> None:
     b = make_corpus(tmp_path / "b", {"docs/b/orders.md": "# Orders B\n\nBeta orders.\n"})
     records = read_markdown(a, tenant="acme") + read_markdown(b, tenant="beta")
     load_records(sectio.backend, COLL, records, sectio.embedder, load_profile("docs"))
-    result = answer(sectio, "Where is docs/b/orders.md?", collection=COLL, tenant="acme")
+    result = answer(sectio, "Where is docs/b/orders.md?", tenant="acme")
     assert result.evidence and all(e.tenant == "acme" for e in result.evidence)
     assert not any(
         s.get("hint") == "docs/b/orders.md" and s["rows"] for s in result.details["steps"]
     )
     assert all(e.doc_id == "docs/a/orders.md" for e in result.evidence)
-    catalog = planner_for(sectio).catalog(sectio.collection(COLL), "beta")
+    catalog = planner_of(sectio).catalog(sectio.router(COLL).scope("beta"))
     assert set(catalog.docs) == {"docs/b/orders.md"}
 
 
 def test_plan_question_without_a_collection() -> None:
-    route, p = plan_question(None, "Which page documents GET /api/v1/orders?")
+    route, p = plan_question("Which page documents GET /api/v1/orders?")
     assert p.profile == PlanProfile.FILE_LOOKUP
     assert p.filters["path_prefixes"] == ["docs/api/", "docs/"]
     assert route.anchors.endpoint_paths == ("/api/v1/orders",)

@@ -10,9 +10,9 @@ import pytest
 
 from sectio import Sectio, Settings
 from sectio.contract.result import Evidence
-from sectio.retrieve.ask import Router
 from sectio.retrieve.hydrate import hydrate_parents
 from sectio.retrieve.packing import pack
+from sectio.retrieve.pipeline import Router
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import FakeReranker, HttpReranker, Reranker, rerank_fail_open
 from tests.helpers import chunk
@@ -195,18 +195,18 @@ def test_parent_hydration_keeps_the_requested_order(tmp_path: Path) -> None:
     rows.append(chunk("d", "s", 999, "orphan child", doc_title="Dee", parent_id="d#s#missing"))
     with Sectio(Settings(home=tmp_path / "h", embedder="fake", traces=False)) as s:
         s.ingest(write(tmp_path, "p", rows), collection="p")
-        index = s.collection("p").index
         children = {e.chunk_id: e for e in s.chunks(collection="p", tenant="default")}
         order = [11, 3, 7, 0, 9, 1, 5, 10, 2, 8, 4, 6]
         ranked = [children[f"d#s#{p * 10 + 1}"] for p in order]
         ranked.insert(2, children["d#s#30"])  # a parent ranked on its own, after its child
         ranked.append(children["d#s#999"])
         guard = TenantGuard()
-        out = hydrate_parents(index, ranked, "default", guard=guard)
+        router = Router(s.collection("p"), s.embedder, guard=guard)
+        out = hydrate_parents(router.scope("default"), ranked)
         assert [e.chunk_id for e in out.evidence] == [f"d#s#{p * 10}" for p in order] + ["d#s#999"]
         assert out.missing == ["d#s#missing"]
         assert out.evidence[0].model_extra["hydrated_from"] == ["d#s#111"]  # type: ignore[index]
-        other = hydrate_parents(index, ranked, "someone-else", guard=guard)
+        other = hydrate_parents(router.scope("someone-else"), ranked)
         assert all(
             e.chunk_id.endswith(("1", "9")) for e in other.evidence if e.chunk_id != "d#s#30"
         )

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from sectio.contract.profile import CorpusProfile, SectionSpec, load_profile
-from sectio.retrieve.overview import is_bare
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.resolve_doc import DocCatalog
 from sectio.retrieve.resolve_section import SectionResolver
+from sectio.retrieve.routes.overview import is_bare
 from sectio.retrieve.text import edit_distance, find_phrase, fold, tokens
 
 EN = SectionResolver(load_profile("en_drug_label"))

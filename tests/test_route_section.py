@@ -10,8 +10,10 @@ import pytest
 
 from sectio import Sectio, Settings
 from sectio.contract.profile import PoolingSettings
+from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.pooling import pool_sections
-from sectio.retrieve.section_route import section_evidence
+from sectio.retrieve.routes.section import section_evidence
+from sectio.retrieve.scope import ReadScope
 from tests.helpers import chunk
 from tests.helpers.route_corpora import vi_rows, write
 
@@ -36,16 +38,11 @@ def sx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
 
 
 def test_section_route_scrolls_past_one_page_in_part_order(sx: Sectio) -> None:
-    index = sx.collection("long").index
+    coll = sx.collection("long")
     for page_size in (50, 256):
-        ev = section_evidence(
-            index,
-            "default",
-            "longdoc",
-            "lieu_luong_va_cach_dung",
-            guard=sx.tenant_guard,
-            page_size=page_size,
-        )
+        policy = EvidencePolicy(section_page_size=page_size)
+        scope = ReadScope(coll, "default", sx.tenant_guard, policy, sx.embedder)
+        ev = section_evidence(scope, "longdoc", "lieu_luong_va_cach_dung")
         assert [e.part_index for e in ev] == list(range(330))
         assert {e.score for e in ev} == {1.0}
 
@@ -87,23 +84,13 @@ def test_pooling_adds_the_matching_section_and_never_the_attractor(sx: Sectio) -
 
 
 def test_the_attractor_would_match_so_exclusion_is_what_keeps_it_out(sx: Sectio) -> None:
-    coll = sx.collection("vi")
+    scope = sx.router("vi").scope("default")
     open_settings = PoolingSettings(
         enabled_sections=("than_trong",), excluded_sections=(), min_score=5.0, max_sections=2
     )
-    pooled = pool_sections(
-        coll,
-        "default",
-        "ibuprofen",
-        "than_trong",
-        POOLING_QUESTION,
-        open_settings,
-        guard=sx.tenant_guard,
-    )
+    pooled = pool_sections(scope, "ibuprofen", "than_trong", POOLING_QUESTION, open_settings)
     assert "duoc_ly_va_co_che_tac_dung" in {e.section_key for e in pooled.evidence}
-    shipped = pool_sections(
-        coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, guard=sx.tenant_guard
-    )
+    shipped = pool_sections(scope, "ibuprofen", "than_trong", POOLING_QUESTION)
     assert "duoc_ly_va_co_che_tac_dung" not in {e.section_key for e in shipped.evidence}
 
 
@@ -114,21 +101,11 @@ def test_pooling_is_opt_in_per_section_and_bounded(sx: Sectio) -> None:
     assert result.resolved_section_key == "lieu_luong_va_cach_dung"
     assert not any(e.pooled for e in result.evidence)
     assert result.details["pooling"] == {"enabled": False}
-    coll, guard = sx.collection("vi"), sx.tenant_guard
+    scope = sx.router("vi").scope("default")
     high = PoolingSettings(enabled_sections=("than_trong",), min_score=1000.0)
-    assert (
-        pool_sections(
-            coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, high, guard=guard
-        ).evidence
-        == []
-    )
+    assert pool_sections(scope, "ibuprofen", "than_trong", POOLING_QUESTION, high).evidence == []
     none = PoolingSettings(enabled_sections=("than_trong",), max_sections=0)
-    assert (
-        pool_sections(
-            coll, "default", "ibuprofen", "than_trong", POOLING_QUESTION, none, guard=guard
-        ).evidence
-        == []
-    )
+    assert pool_sections(scope, "ibuprofen", "than_trong", POOLING_QUESTION, none).evidence == []
 
 
 def test_overview_keeps_intro_sections_in_book_order_with_a_marker(sx: Sectio) -> None:

@@ -18,7 +18,7 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.index.filters import Eq, Where
 from sectio.index.port import StoredPoint, VectorIndex
-from sectio.retrieve.ask import Router
+from sectio.retrieve.pipeline import Router
 from sectio.retrieve.reads import TenantGuard
 from tests.helpers.route_corpora import en_rows, write
 
@@ -112,7 +112,9 @@ def test_section_route_drops_and_counts_the_foreign_point(
 ) -> None:
     guard = TenantGuard()
     r = router(sx, guard, broken=True)
-    r.catalog("a")  # the catalog read drops tenant b's points too; counted before the route
+    r.resolver.catalog(
+        r.scope("a")
+    )  # the catalog read drops tenant b's points too; counted before the route
     before = guard.dropped
     assert before == len(en_rows("b"))
     with caplog.at_level(logging.ERROR, logger="sectio.retrieve.reads"):

@@ -24,20 +24,23 @@ from sectio.embed.cache import CachedEmbedder
 from sectio.embed.factory import build_cached_embedder
 from sectio.embed.port import Embedder
 from sectio.engine_ops import OpsFacade
-from sectio.errors import CollectionNotFound, SectioError
+from sectio.errors import CollectionNotFound, ConfigError, SectioError
 from sectio.index.collection import Collection, open_collection
 from sectio.index.factory import build_backend
 from sectio.index.manifest import Manifest, check_serving
 from sectio.index.port import IndexBackend
 from sectio.ingest.loader import IngestReport, load_records
 from sectio.ingest.readers import read_source
+from sectio.plan import DocsPlanRoute, RetrievalPlan
+from sectio.plan import Route as PlanRoute
+from sectio.registry import routes_for
 from sectio.retrieve import reads
-from sectio.retrieve.ask import Router, docs_planner
 from sectio.retrieve.facets import Assessment, FacetContext
+from sectio.retrieve.fusion import FusionParams
+from sectio.retrieve.pipeline import Router
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import Reranker, build_reranker
-from sectio.retrieve.search import FusionParams
 from sectio.retrieve.search import search as run_search
 from sectio.retrieve.search_filters import Filters
 from sectio.settings import Settings
@@ -388,9 +391,11 @@ class Sectio(OpsFacade):
             router = Router(
                 coll,
                 self.embedder,
+                routes=routes_for(coll.profile),
                 reranker=self._get_reranker,
                 policy=policy,
                 guard=self.tenant_guard,
+                fusion=FusionParams.from_settings(self.settings),
             )
             self._routers[collection] = router
         return router
@@ -418,39 +423,28 @@ class Sectio(OpsFacade):
         conversation_id: str | None = None,
         record: bool = True,
     ) -> RetrievalResult:
-        """Answer ``question`` with evidence and a decision (routes: :mod:`sectio.retrieve.ask`).
+        """Answer ``question`` with evidence and a decision (:mod:`sectio.retrieve.pipeline`).
 
-        ``doc_id`` / ``section_key`` override what the question names. A ``docs``
-        profile collection is answered by the docs planner (``sectio.plan``) when
-        it is installed. The trace is written fail-open (``trace_id``), and with
-        ``conversation_id`` the turn is appended to that conversation
-        (``record=False``: neither; the caller calls :meth:`record`).
+        ``doc_id`` / ``section_key`` override what the question names. The
+        collection's profile says which routes answer it (``sectio.registry``:
+        the section router, or the docs planner). The trace is written
+        fail-open (``trace_id``), and with ``conversation_id`` the turn is
+        appended to that conversation (``record=False``: neither; the caller
+        calls :meth:`record`).
 
         Raises:
             CollectionNotFound: no such collection.
-            ConfigError: an empty question or an unknown ``turn_type``.
+            ConfigError: an empty question, an unknown ``turn_type``, or one the
+                collection's engine cannot honour.
         """
-        coll = self.collection(collection)
-        planner = docs_planner() if coll.profile.name == "docs" else None
-        if planner is not None:
-            result = planner(
-                self,
-                question,
-                collection=collection,
-                tenant=tenant,
-                doc_id=doc_id,
-                section_key=section_key,
-                top_k=top_k,
-            )
-        else:
-            result = self.router(collection).ask(
-                question,
-                tenant=tenant,
-                doc_id=doc_id,
-                section_key=section_key,
-                turn_type=turn_type,
-                top_k=top_k,
-            )
+        result = self.router(collection).ask(
+            question,
+            tenant=tenant,
+            doc_id=doc_id,
+            section_key=section_key,
+            turn_type=turn_type,
+            top_k=top_k,
+        )
         if record:
             self.record("ask", result, conversation_id=conversation_id)
         return result
@@ -492,6 +486,24 @@ class Sectio(OpsFacade):
             ConfigError: a facet the collection's profile does not define.
         """
         return self.router(collection).assess(candidates, context, tenant=tenant)
+
+    def plan(
+        self, question: str, *, collection: str = DEFAULT_COLLECTION, tenant: str
+    ) -> tuple[PlanRoute, RetrievalPlan]:
+        """How the docs planner routes ``question`` and the plan it builds (nothing is run).
+
+        Raises:
+            CollectionNotFound: no such collection.
+            ConfigError: the collection is not answered by the docs planner.
+        """
+        router = self.router(collection)
+        for route in router.routes:
+            if isinstance(route, DocsPlanRoute):
+                return route.planner.plan(router.scope(tenant), question)
+        raise ConfigError(
+            f"collection {collection!r} is answered by the {router.collection.profile.engine!r} "
+            "engine, not the docs planner"
+        )
 
     # --- snapshots ------------------------------------------------------------------
     def snapshot(self, out_file: str | Path, *, collection: str = DEFAULT_COLLECTION) -> Manifest:

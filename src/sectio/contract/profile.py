@@ -86,11 +86,23 @@ class FacetSpec(_Strict):
     direct: bool = False
 
 
+#: Which engine answers a collection's questions: the section router or the docs planner.
+Engine = Literal["router", "docs_planner"]
+
+
 class CorpusProfile(_Strict):
-    """A corpus profile. Load with :func:`load_profile`."""
+    """A corpus profile. Load with :func:`load_profile`.
+
+    ``engine`` names what answers the collection's questions: ``router`` (the
+    section router: document and section resolution, exact section reads) or
+    ``docs_planner`` (the docs planner: intent, plan, layered seeds). A profile
+    that leaves it out gets ``docs_planner`` when it has a ``[docs]`` table
+    (profiles stored before the field existed), else ``router``.
+    """
 
     name: str = Field(min_length=1)
     description: str = ""
+    engine: Engine = "router"
     sections: tuple[SectionSpec, ...] = ()
     lexical: LexicalSettings = LexicalSettings()
     pooling: PoolingSettings = PoolingSettings()
@@ -98,6 +110,13 @@ class CorpusProfile(_Strict):
     facets: dict[str, FacetSpec] = Field(default_factory=dict)
     policy: dict[str, float] = Field(default_factory=dict)
     docs: dict[str, list[str]] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_engine(cls, data: object) -> object:
+        if isinstance(data, dict) and "engine" not in data and data.get("docs"):
+            return {**data, "engine": "docs_planner"}
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> CorpusProfile:

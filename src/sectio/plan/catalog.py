@@ -26,6 +26,8 @@ from typing import Any
 
 from sectio.index.collection import Collection
 from sectio.index.filters import AnyOf, tenant_where
+from sectio.retrieve.reads import scroll_all
+from sectio.retrieve.scope import ReadScope
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -251,20 +253,14 @@ class DocsCatalog:
         return out
 
 
-def load_catalog(collection: Collection, tenant: str, page: int = 512) -> DocsCatalog:
-    """Read the D1 and D3 points of ``tenant`` from ``collection`` (scrolled, tenant-checked)."""
-    where = tenant_where(tenant, AnyOf("layer", ("D1", "D3")))
-    d1: list[dict[str, Any]] = []
-    d3: list[dict[str, Any]] = []
-    offset: str | None = None
-    while True:
-        points, offset = collection.index.scroll(where, limit=page, offset=offset)
-        for p in points:
-            if p.payload.get("tenant", "default") != tenant:
-                continue
-            (d1 if p.payload.get("layer") == "D1" else d3).append(p.payload)
-        if offset is None or not points:
-            break
+def load_catalog(scope: ReadScope, page: int = 512) -> DocsCatalog:
+    """Read the D1 and D3 points of the scope's tenant (a complete scroll, tenant-checked)."""
+    where = tenant_where(scope.tenant, AnyOf("layer", ("D1", "D3")))
+    points = scroll_all(
+        scope.index, scope.tenant, where, guard=scope.guard, page=page, route="docs_catalog"
+    )
+    d1 = [p.payload for p in points if p.payload.get("layer") == "D1"]
+    d3 = [p.payload for p in points if p.payload.get("layer") == "D3"]
     d1.sort(key=lambda p: str(p.get("doc_id")))
     d3.sort(key=lambda p: str(p.get("chunk_id")))
     return DocsCatalog.from_payloads(d1, d3)
@@ -277,12 +273,14 @@ class CatalogCache:
         self._entries: dict[tuple[str, str], tuple[Collection, DocsCatalog]] = {}
         self.loads = 0
 
-    def get(self, collection: Collection, tenant: str) -> DocsCatalog:
+    def get(self, scope: ReadScope) -> DocsCatalog:
+        """The catalog of the scope's collection and tenant (read on first use, then kept)."""
+        collection, tenant = scope.collection, scope.tenant
         key = (collection.name, tenant)
         held = self._entries.get(key)
         if held is not None and held[0] is collection:
             return held[1]
-        catalog = load_catalog(collection, tenant)
+        catalog = load_catalog(scope)
         self.loads += 1
         self._entries[key] = (collection, catalog)
         return catalog

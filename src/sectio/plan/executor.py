@@ -34,13 +34,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sectio.embed.port import Embedder
-from sectio.index.collection import Collection
 from sectio.index.filters import AnyOf, Condition, Eq, Prefix, Where, tenant_where
 from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint
 from sectio.plan.catalog import DocsCatalog
 from sectio.plan.models import Layer, RetrievalPlan
+from sectio.retrieve.reads import retrieve_points
+from sectio.retrieve.scope import ReadScope
 
 log = logging.getLogger(__name__)
 
@@ -113,21 +113,21 @@ def cover_prefixes(prefixes: Sequence[str]) -> list[str]:
 
 
 class PlanExecutor:
-    """Runs plans against one open collection for one tenant."""
+    """Runs plans against one open collection for one tenant (the scope's).
+
+    Every engine read carries the tenant condition and passes the scope's
+    :class:`~sectio.retrieve.reads.TenantGuard` (drops counted), and every row
+    is checked against the plan's hard filters again in Python.
+    """
 
     def __init__(
-        self,
-        collection: Collection,
-        embedder: Embedder,
-        catalog: DocsCatalog,
-        tenant: str,
-        *,
-        max_per_doc: int = MAX_ROWS_PER_DOC,
+        self, scope: ReadScope, catalog: DocsCatalog, *, max_per_doc: int = MAX_ROWS_PER_DOC
     ) -> None:
-        self.collection = collection
-        self.embedder = embedder
+        self.scope = scope
+        self.collection = scope.collection
+        self.embedder = scope.embedder
         self.catalog = catalog
-        self.tenant = tenant
+        self.tenant = scope.tenant
         self.max_per_doc = max_per_doc
 
     # --- filters ----------------------------------------------------------------------
@@ -209,16 +209,20 @@ class PlanExecutor:
         limit: int,
         pool: int,
     ) -> list[StoredPoint]:
-        return self.collection.index.search_fused(
+        points = self.collection.index.search_fused(
             question_vec, sparse, pool=pool, limit=limit, where=where, rrf_k=RRF_K
         )
+        return self.scope.guard.keep(points, self.tenant, "docs_plan")
 
     def _seed_path(
         self, path: str, plan: RetrievalPlan, vec: Any, sparse: Any, per_hint: int
     ) -> list[tuple[StoredPoint, float]]:
         rows: list[tuple[StoredPoint, float]] = []
         if Layer.D1_DOCUMENT_CATALOG in plan.layers:
-            for p in self.collection.index.retrieve([point_id_for(f"d1:{path}")]):
+            d1 = [point_id_for(f"d1:{path}")]
+            for p in retrieve_points(
+                self.collection.index, d1, self.tenant, guard=self.scope.guard
+            ):
                 if p.payload.get("path") == path:
                     rows.append((p, 1.0))
         rest = [layer for layer in plan.layers if layer != Layer.D1_DOCUMENT_CATALOG]

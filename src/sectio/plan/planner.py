@@ -1,35 +1,29 @@
-"""The docs planner facade: route -> plan -> execution -> :class:`RetrievalResult`.
+"""The docs planner: route -> plan -> execution -> an :class:`Outcome` of the pipeline.
 
-One :class:`DocsPlanner` per :class:`~sectio.Sectio` (see :func:`planner_for`)
-keeps the D1/D3 catalogs of each open collection and tenant, loaded once.
+:class:`DocsPlanRoute` is the route a ``docs_planner`` profile's collection is
+answered by (``sectio.registry``); it holds one :class:`DocsPlanner`, which
+keeps the D1/D3 catalogs of each tenant of its collection, loaded once. The
+pipeline then decides on the rows like on any other route's evidence.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sectio.contract.profile import CorpusProfile
-from sectio.contract.result import Evidence, RetrievalResult
+from sectio.contract.request import AskRequest
+from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
-from sectio.index.collection import Collection
 from sectio.plan.catalog import CatalogCache, DocsCatalog
 from sectio.plan.executor import Execution, PlanExecutor
 from sectio.plan.models import Anchors, RetrievalPlan, Route
 from sectio.plan.policy import DocsLayout, PolicyResolver, dedupe
 from sectio.plan.router import IntentRouter
-from sectio.retrieve.decision import decide
-
-if TYPE_CHECKING:
-    from sectio.engine import Sectio
+from sectio.retrieve.routes.base import Outcome, Turn
+from sectio.retrieve.scope import ReadScope
 
 ROUTE_NAME = "docs_plan"
-_ATTR = "_sectio_docs_planner"
-
-
-def is_docs_profile(profile: CorpusProfile) -> bool:
-    """Whether a collection's profile is a docs profile (answered by the planner)."""
-    return profile.name == "docs" or profile.name.startswith("docs_") or bool(profile.docs)
 
 
 def layout_of(profile: CorpusProfile | None) -> DocsLayout:
@@ -50,87 +44,55 @@ class DocsPlanner:
     def __init__(self) -> None:
         self.catalogs = CatalogCache()
 
-    def catalog(self, collection: Collection, tenant: str) -> DocsCatalog:
-        return self.catalogs.get(collection, tenant)
+    def catalog(self, scope: ReadScope) -> DocsCatalog:
+        """The scope's tenant's D1/D3 catalog (read once per open collection)."""
+        return self.catalogs.get(scope)
 
-    def route(self, collection: Collection | None, question: str, tenant: str) -> Route:
-        """The route of ``question`` (text anchors only when there is no collection)."""
-        catalog = self.catalog(collection, tenant) if collection is not None else None
-        return IntentRouter(catalog).route(question)
-
-    def plan(
-        self, collection: Collection | None, question: str, tenant: str
-    ) -> tuple[Route, RetrievalPlan]:
-        """Route and plan, with the collection's docs layout."""
-        route = self.route(collection, question, tenant)
-        layout = layout_of(collection.profile if collection is not None else None)
+    def plan(self, scope: ReadScope | None, question: str) -> tuple[Route, RetrievalPlan]:
+        """The route and plan of ``question`` (text anchors only when there is no scope)."""
+        catalog = self.catalog(scope) if scope is not None else None
+        route = IntentRouter(catalog).route(question)
+        layout = layout_of(scope.profile if scope is not None else None)
         return route, PolicyResolver(layout).resolve(route)
 
-    def answer(
-        self,
-        sectio: Sectio,
-        question: str,
-        *,
-        collection: str,
-        tenant: str,
-        doc_id: str | None = None,
-        section_key: str | None = None,
-        top_k: int | None = None,
-    ) -> RetrievalResult:
-        """Plan and execute ``question``; evidence in merge order with a decision."""
-        if not question or not question.strip():
-            raise ConfigError("the question is empty")
+    def run(self, scope: ReadScope, request: AskRequest) -> Outcome:
+        """Plan and execute ``request``; rows in merge order.
+
+        ``doc_id`` is one more exact hint, ``section_key`` keeps the rows of that
+        section, ``top_k`` is the row limit (clamped to [1, 50]).
+        """
         t0 = time.perf_counter()
-        coll = sectio.collection(collection)
-        catalog = self.catalog(coll, tenant)
-        route = IntentRouter(catalog).route(question)
-        if doc_id:
-            route = route.model_copy(
-                update={
-                    "anchors": Anchors(
-                        **{
-                            **route.anchors.model_dump(),
-                            "target_doc_hints": tuple(
-                                dedupe([doc_id, *route.anchors.target_doc_hints])
-                            ),
-                        }
-                    )
-                }
-            )
-        plan = PolicyResolver(layout_of(coll.profile)).resolve(route)
-        if top_k:
-            plan = plan.model_copy(update={"limit": max(1, min(int(top_k), 50))})
+        catalog = self.catalog(scope)
+        route = IntentRouter(catalog).route(request.question)
+        if request.doc_id:
+            hints = tuple(dedupe([request.doc_id, *route.anchors.target_doc_hints]))
+            anchors = Anchors(**{**route.anchors.model_dump(), "target_doc_hints": hints})
+            route = route.model_copy(update={"anchors": anchors})
+        plan = PolicyResolver(layout_of(scope.profile)).resolve(route)
+        if request.top_k:
+            plan = plan.model_copy(update={"limit": max(1, min(int(request.top_k), 50))})
         t1 = time.perf_counter()
-        execution = PlanExecutor(coll, sectio.embedder, catalog, tenant).execute(plan, question)
-        if section_key:
+        execution = PlanExecutor(scope, catalog).execute(plan, request.question)
+        if request.section_key:
             execution.rows = [
                 r
                 for r in execution.rows
-                if r.payload.get("section_key") == section_key
-                or r.payload.get("source_section_key") == section_key
+                if request.section_key
+                in (r.payload.get("section_key"), r.payload.get("source_section_key"))
             ]
         t2 = time.perf_counter()
-        return build_result(
-            question,
-            collection,
-            tenant,
-            route,
-            plan,
-            execution,
-            timings={"plan": (t1 - t0) * 1000, "execute": (t2 - t1) * 1000},
+        return build_outcome(
+            route, plan, execution, timings={"plan": (t1 - t0) * 1000, "execute": (t2 - t1) * 1000}
         )
 
 
-def build_result(
-    question: str,
-    collection: str,
-    tenant: str,
+def build_outcome(
     route: Route,
     plan: RetrievalPlan,
     execution: Execution,
     timings: dict[str, float] | None = None,
-) -> RetrievalResult:
-    """The retrieval result of an executed plan (decision by :func:`decide`)."""
+) -> Outcome:
+    """The pipeline outcome of an executed plan (each row's ``layer`` and ``plan_step`` kept)."""
     evidence: list[Evidence] = []
     for rank, row in enumerate(execution.rows, start=1):
         base = Evidence.from_payload(row.payload, row.score, rank=rank)
@@ -140,19 +102,11 @@ def build_result(
         if row.hint:
             data["plan_hint"] = row.hint
         evidence.append(Evidence.model_validate(data))
-    decision, reason = decide(evidence)
     seeds = [r for r in execution.rows if r.step != "hybrid"]
-    return RetrievalResult(
-        query=question,
-        collection=collection,
-        tenant=tenant,
-        decision=decision,
-        reason=reason,
-        route=ROUTE_NAME,
-        resolved_doc_id=str(seeds[0].payload.get("doc_id")) if seeds else None,
-        evidence=evidence,
-        omitted_evidence_ids=execution.omitted,
-        details={
+    return Outcome(
+        ROUTE_NAME,
+        evidence,
+        {
             "intent": route.intent.value,
             "query_intent": f"{route.intent.value}/{route.subintent.value}",
             "route": route.model_dump(mode="json"),
@@ -160,24 +114,40 @@ def build_result(
             "steps": execution.steps,
             "documents": list(dict.fromkeys(str(e.doc_id) for e in evidence)),
         },
-        timings_ms={k: round(v, 3) for k, v in (timings or {}).items()},
+        doc_id=str(seeds[0].payload.get("doc_id")) if seeds else None,
+        omitted=execution.omitted,
+        timings={k: round(v, 3) for k, v in (timings or {}).items()},
     )
 
 
-def planner_for(sectio: Sectio) -> DocsPlanner:
-    """The planner kept on a :class:`~sectio.Sectio` (created on first use)."""
-    planner = getattr(sectio, _ATTR, None)
-    if not isinstance(planner, DocsPlanner):
-        planner = DocsPlanner()
-        setattr(sectio, _ATTR, planner)
-    return planner
+class DocsPlanRoute:
+    """The docs planner as the pipeline's route (every question of a docs collection).
+
+    A ``turn_type`` other than ``lookup`` (answered by the lookup route before
+    this one) cannot be honoured: the planner routes by the question's intent.
+    """
+
+    name = ROUTE_NAME
+    needs_resolution = False
+
+    def __init__(self) -> None:
+        self.planner = DocsPlanner()
+
+    def run(self, scope: ReadScope, turn: Turn) -> Outcome:
+        """Raises: ConfigError: a ``turn_type`` (the planner routes by intent)."""
+        if turn.request.turn_type is not None:
+            raise ConfigError(
+                f"turn_type {turn.request.turn_type!r} is not supported on collection "
+                f"{scope.collection.name!r}: its profile is answered by the docs planner, "
+                "which routes by the question's intent"
+            )
+        return self.planner.run(scope, turn.request)
 
 
 __all__ = [
     "ROUTE_NAME",
+    "DocsPlanRoute",
     "DocsPlanner",
-    "build_result",
-    "is_docs_profile",
+    "build_outcome",
     "layout_of",
-    "planner_for",
 ]

@@ -32,13 +32,11 @@ from pydantic import BaseModel, Field
 from sectio.contract.profile import FacetSpec
 from sectio.contract.result import Decision, Evidence
 from sectio.errors import ConfigError
-from sectio.index.collection import Collection
 from sectio.index.filters import AnyOf, Eq, tenant_where
 from sectio.index.port import StoredPoint
 from sectio.retrieve.decision import decide
-from sectio.retrieve.policy import EvidencePolicy
-from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.scan import book_order, prose_where, section_points
+from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.text import find_phrase, tokens
 
 FacetStatus = Literal["EVIDENCE_FOUND", "INSUFFICIENT_EVIDENCE"]
@@ -105,15 +103,9 @@ def _anchors(text: str, terms: Sequence[str]) -> list[str]:
 
 
 def _lexical_facet(
-    collection: Collection,
-    tenant: str,
-    doc_id: str,
-    name: str,
-    spec: FacetSpec,
-    terms: list[str],
-    policy: EvidencePolicy,
-    guard: TenantGuard,
+    scope: ReadScope, doc_id: str, name: str, spec: FacetSpec, terms: list[str]
 ) -> FacetFinding:
+    collection, tenant = scope.collection, scope.tenant
     sections = list(spec.sections)
     base = FacetFinding(facet=name, status=INSUFFICIENT, sections_searched=sections, terms=terms)
     vectors = collection.lexical.encode_query(" ".join(terms)) if terms else {}
@@ -125,7 +117,7 @@ def _lexical_facet(
         hits = collection.index.search_sparse(
             vname, vec, 50, where=where, idf_where=tenant_where(tenant)
         )
-        for h in guard.keep(hits, tenant, "assess"):
+        for h in scope.guard.keep(hits, tenant, "assess"):
             if h.payload.get("doc_id") != doc_id or h.payload.get("section_key") not in sections:
                 continue
             cid = str(h.payload.get("chunk_id"))
@@ -137,7 +129,7 @@ def _lexical_facet(
         if spec.require_anchor and not anchors:
             continue
         bucket = per_section.setdefault(str(point.payload.get("section_key")), [])
-        if len(bucket) < policy.safety_hits_per_section:
+        if len(bucket) < scope.policy.safety_hits_per_section:
             bucket.append((score, point, anchors))
     evidence: list[Evidence] = []
     matched: list[str] = []
@@ -150,22 +142,10 @@ def _lexical_facet(
     return base.model_copy(update={"status": FOUND, "evidence": evidence, "matched_terms": matched})
 
 
-def _direct_facet(
-    collection: Collection,
-    tenant: str,
-    doc_id: str,
-    name: str,
-    spec: FacetSpec,
-    page_size: int,
-    guard: TenantGuard,
-) -> FacetFinding:
+def _direct_facet(scope: ReadScope, doc_id: str, name: str, spec: FacetSpec) -> FacetFinding:
     sections = list(spec.sections)
-    points = section_points(
-        collection.index, tenant, doc_id, sections, page_size, guard=guard, route="assess"
-    )
-    evidence = book_order(
-        [Evidence.from_payload(p.payload, 1.0) for p in points], collection.profile
-    )
+    points = section_points(scope, doc_id, sections, route="assess")
+    evidence = book_order([Evidence.from_payload(p.payload, 1.0) for p in points], scope.profile)
     return FacetFinding(
         facet=name,
         status=FOUND if evidence else INSUFFICIENT,
@@ -174,22 +154,15 @@ def _direct_facet(
     )
 
 
-def assess(
-    collection: Collection,
-    tenant: str,
-    candidates: Sequence[str],
-    context: FacetContext,
-    policy: EvidencePolicy,
-    *,
-    guard: TenantGuard,
-) -> Assessment:
+def assess(scope: ReadScope, candidates: Sequence[str], context: FacetContext) -> Assessment:
     """Facet evidence for each candidate (up to ``patient_candidate_limit``).
 
-    ``guard`` re-checks the tenant of every point read (drops are counted).
+    Every point read is tenant-checked by the scope's guard (drops are counted).
 
     Raises:
         ConfigError: a facet the collection's profile does not define.
     """
+    collection, tenant, policy = scope.collection, scope.tenant, scope.policy
     facets = collection.profile.facets
     unknown = [f for f in context.facets() if f not in facets]
     if unknown:
@@ -205,13 +178,9 @@ def assess(
         for name in context.facets():
             spec = facets[name]
             if spec.direct:
-                finding = _direct_facet(
-                    collection, tenant, doc_id, name, spec, policy.section_page_size, guard
-                )
+                finding = _direct_facet(scope, doc_id, name, spec)
             else:
-                finding = _lexical_facet(
-                    collection, tenant, doc_id, name, spec, context.terms(name), policy, guard
-                )
+                finding = _lexical_facet(scope, doc_id, name, spec, context.terms(name))
             findings.append(finding)
         _cap_sections(findings, policy.safety_sections_per_candidate)
         pooled = [e for f in findings for e in f.evidence]

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sectio.contract.result import Evidence
-from sectio.index.port import VectorIndex
-from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.scan import fetch_chunks
+from sectio.retrieve.scope import ReadScope
 
 
 @dataclass
@@ -30,14 +29,12 @@ class Hydrated:
     missing: list[str] = field(default_factory=list)
 
 
-def hydrate_parents(
-    index: VectorIndex, evidence: Sequence[Evidence], tenant: str, *, guard: TenantGuard
-) -> Hydrated:
+def hydrate_parents(scope: ReadScope, evidence: Sequence[Evidence]) -> Hydrated:
     """Replace children by their parents, keeping the ranking order (parents tenant-checked)."""
     wanted = [e.parent_id for e in evidence if e.parent_id]
     if not wanted:
         return Hydrated(list(evidence))
-    found = fetch_chunks(index, wanted, tenant, guard=guard, route="hydrate")
+    found = fetch_chunks(scope, wanted, route="hydrate")
     out: list[Evidence] = []
     placed: dict[str, Evidence] = {}
     children: dict[str, list[str]] = {}

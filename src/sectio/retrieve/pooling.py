@@ -24,11 +24,10 @@ from typing import Any
 
 from sectio.contract.profile import PoolingSettings
 from sectio.contract.result import Evidence
-from sectio.index.collection import Collection
 from sectio.index.filters import AnyOf, Eq, tenant_where
 from sectio.index.port import StoredPoint
-from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.scan import prose_where
+from sectio.retrieve.scope import ReadScope
 
 
 @dataclass
@@ -40,17 +39,16 @@ class Pooled:
 
 
 def pool_sections(
-    collection: Collection,
-    tenant: str,
+    scope: ReadScope,
     doc_id: str,
     section_key: str,
     question: str,
     settings: PoolingSettings | None = None,
     *,
-    guard: TenantGuard,
     limit: int = 50,
 ) -> Pooled:
     """Evidence from other sections of ``doc_id`` that match ``question`` above the floor."""
+    collection, tenant = scope.collection, scope.tenant
     settings = settings or collection.profile.pooling
     if section_key not in settings.enabled_sections or settings.max_sections <= 0:
         return Pooled(details={"enabled": False})
@@ -65,7 +63,7 @@ def pool_sections(
         hits = collection.index.search_sparse(
             name, vec, limit, where=where, idf_where=tenant_where(tenant)
         )
-        for hit in guard.keep(hits, tenant, "pooling"):
+        for hit in scope.guard.keep(hits, tenant, "pooling"):
             payload = hit.payload
             if (
                 payload.get("doc_id") != doc_id

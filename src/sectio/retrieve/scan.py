@@ -1,26 +1,32 @@
-"""Tenant-scoped reads the routes share: complete scrolls, ordered fetches, the tenant re-check.
+"""Route-level reads over a :class:`~sectio.retrieve.scope.ReadScope`: what a route asks for.
 
-Every read carries the tenant filter into the engine and checks every returned
-point again in Python (defence in depth: a payload/filter mismatch must never
-leak another tenant's chunk). The re-check is the caller's
-:class:`~sectio.retrieve.reads.TenantGuard` (the owning ``Sectio``'s, through
-its :class:`~sectio.retrieve.ask.Router`), so every point it drops is logged
-and counted in ``guard.dropped`` (``sectio_tenant_check_drops`` on /metrics).
-``route`` names the route in the guard's log line.
+:mod:`sectio.retrieve.reads` holds the primitives over a bare index (complete
+scrolls, fetches by id, the :class:`~sectio.retrieve.reads.TenantGuard`); this
+module builds on them in the routes' own terms: a document's prose (all of
+it, or some sections), chunks by chunk id, fused (dense + BM25) candidates,
+and the profile's book order. Every read carries the scope's tenant into the
+engine query and passes the scope's guard (the second tenant check; drops
+are counted). ``route`` names the caller in the guard's log line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.result import Evidence
 from sectio.index.filters import AnyOf, Condition, Eq, HasIds, Where, tenant_where
 from sectio.index.ids import point_id_for
-from sectio.index.port import StoredPoint, VectorIndex
-from sectio.retrieve.reads import TenantGuard, scroll_all
+from sectio.index.port import StoredPoint, best_cosine
+from sectio.retrieve.reads import scroll_all
+from sectio.retrieve.scope import ReadScope
 
 PROSE = Eq("chunk_kind", "prose")
+#: The reciprocal-rank constant of the routes' in-document and fallback fusion (equal weights).
+ROUTE_RRF_K = 60
 
 
 def prose_where(tenant: str, *conditions: Condition) -> Where:
@@ -37,16 +43,16 @@ def book_order(evidence: list[Evidence], profile: CorpusProfile) -> list[Evidenc
 
 
 def section_points(
-    index: VectorIndex,
-    tenant: str,
+    scope: ReadScope,
     doc_id: str,
     sections: Sequence[str] | None,
-    page_size: int = 256,
     *,
-    guard: TenantGuard,
     route: str = "scan",
 ) -> list[StoredPoint]:
-    """All prose chunks of a document (optionally only some sections), tenant-checked."""
+    """All prose chunks of a document (only ``sections`` when given), engine order.
+
+    ``sections=[]`` reads nothing; ``None`` reads every section.
+    """
     conditions: list[Condition] = [Eq("doc_id", doc_id)]
     if sections is not None:
         if not sections:
@@ -57,29 +63,54 @@ def section_points(
             else AnyOf("section_key", tuple(sections))
         )
     points = scroll_all(
-        index, tenant, prose_where(tenant, *conditions), guard=guard, page=page_size, route=route
+        scope.index,
+        scope.tenant,
+        prose_where(scope.tenant, *conditions),
+        guard=scope.guard,
+        page=scope.page_size,
+        route=route,
     )
     return [p for p in points if p.payload.get("doc_id") == doc_id]
 
 
 def fetch_chunks(
-    index: VectorIndex,
-    chunk_ids: Sequence[str],
-    tenant: str,
-    *,
-    guard: TenantGuard,
-    route: str = "scan",
+    scope: ReadScope, chunk_ids: Sequence[str], *, route: str = "scan"
 ) -> dict[str, StoredPoint]:
-    """Points by chunk id (tenant-checked), keyed by chunk id; unknown ids are absent.
+    """Points by chunk id, keyed by chunk id; unknown ids (and other tenants') are absent.
 
     The engine's ``retrieve`` takes no filter, so this is a scroll under the
     tenant condition and the point ids (both tenant checks, as everywhere).
-    Engines return points in their own order: callers look results up by chunk
-    id and so keep the order they asked in.
+    Engines return points in their own order: callers look results up by
+    chunk id and so keep the order they asked in.
     """
     wanted = list(dict.fromkeys(chunk_ids))
     if not wanted:
         return {}
-    where = tenant_where(tenant, HasIds(tuple(point_id_for(c) for c in wanted)))
-    points = scroll_all(index, tenant, where, guard=guard, route=route)
+    where = tenant_where(scope.tenant, HasIds(tuple(point_id_for(c) for c in wanted)))
+    points = scroll_all(scope.index, scope.tenant, where, guard=scope.guard, route=route)
     return {str(p.payload.get("chunk_id")): p for p in points}
+
+
+def fused_points(
+    scope: ReadScope,
+    query_vector: npt.NDArray[np.float32],
+    question: str,
+    where: Where,
+    *,
+    pool: int,
+    limit: int,
+    route: str,
+) -> list[StoredPoint]:
+    """Dense + BM25 reciprocal rank fusion inside the engine, with vectors, tenant re-checked.
+
+    Ordered by fusion value, then dense similarity (best window's), then point id
+    (equal fusion values come back from the engine in no fixed order).
+    """
+    sparse = scope.collection.lexical.encode_query(question)
+    points = scope.index.search_fused(
+        query_vector, sparse, pool, limit, where, rrf_k=ROUTE_RRF_K, with_vectors=True
+    )
+    points.sort(
+        key=lambda p: (-round(p.score or 0.0, 9), -best_cosine(query_vector, p.dense), p.id)
+    )
+    return scope.guard.keep(points, scope.tenant, route)

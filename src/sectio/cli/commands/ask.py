@@ -13,6 +13,7 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
+from sectio.contract.request import TURN_TYPES
 from sectio.contract.result import RetrievalResult
 
 
@@ -45,7 +46,7 @@ def print_result(result: RetrievalResult) -> None:
 @click.option("--section", "section_key", default=None, help="Section key (overrides phrases).")
 @click.option(
     "--turn-type",
-    type=click.Choice(["overview", "section", "free_form", "lookup"]),
+    type=click.Choice(TURN_TYPES),
     default=None,
     help="Force a kind of turn (e.g. overview).",
 )

@@ -57,8 +57,10 @@ def plan(state: Context, question: str, collection: str, tenant: str, as_json: b
     (D1, D3) when the collection exists; otherwise only the question's own
     text (file names, API paths) is read.
     """
-    sectio = state.sectio if state.sectio.has_collection(collection) else None
-    route, retrieval_plan = plan_question(sectio, question, collection=collection, tenant=tenant)
+    if state.sectio.has_collection(collection):
+        route, retrieval_plan = state.sectio.plan(question, collection=collection, tenant=tenant)
+    else:
+        route, retrieval_plan = plan_question(question)
     if as_json:
         emit_json(
             {

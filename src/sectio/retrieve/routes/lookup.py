@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sectio.contract.result import Evidence
-from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
 from sectio.index.filters import Eq
 from sectio.index.port import StoredPoint
-from sectio.retrieve.policy import EvidencePolicy
-from sectio.retrieve.reads import TenantGuard, scroll_all
+from sectio.retrieve.reads import scroll_all
+from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import prose_where
+from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.text import Tokens, find_phrase, tokens
 
 #: A word in the lookup section of at least this share of documents is a filler word here.
@@ -93,17 +93,9 @@ def group_by_document(
     return evidence, documents
 
 
-def reverse_lookup(
-    collection: Collection,
-    embedder: Embedder,
-    tenant: str,
-    phrase: str,
-    policy: EvidencePolicy,
-    *,
-    guard: TenantGuard,
-    section_key: str | None = None,
-) -> LookupOutcome:
+def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None) -> LookupOutcome:
     """Documents whose reverse-lookup section mentions ``phrase`` (see the module doc)."""
+    collection, tenant, policy = scope.collection, scope.tenant, scope.policy
     section = section_key or collection.profile.reverse_lookup_section
     wanted = tokens(phrase)
     details: dict[str, Any] = {"section_key": section, "phrase_tokens": list(wanted)}
@@ -118,8 +110,8 @@ def reverse_lookup(
             collection.index,
             tenant,
             where,
-            guard=guard,
-            page=policy.section_page_size,
+            guard=scope.guard,
+            page=scope.page_size,
             route="lookup",
         )
         if p.payload.get("section_key") == section
@@ -141,9 +133,9 @@ def reverse_lookup(
     stage = "keyword"
     if not scored:
         stage = "dense"
-        query = embedder.embed_query(phrase)
-        hits = guard.keep(
-            collection.index.search_dense(query, policy.indication_retrieval_limit, where),
+        query_vector = scope.query_vector(phrase)
+        hits = scope.guard.keep(
+            collection.index.search_dense(query_vector, policy.indication_retrieval_limit, where),
             tenant,
             "lookup",
         )
@@ -162,3 +154,25 @@ def reverse_lookup(
     details["stage"] = stage
     details["matched_chunks"] = len(scored)
     return LookupOutcome(evidence, documents, details)
+
+
+class LookupRoute:
+    """``turn_type="lookup"``: the question is a phrase; the documents that mention it.
+
+    Answers from the question alone (nothing is resolved for it); every other
+    turn type declines it.
+    """
+
+    name = "lookup"
+    needs_resolution = False
+
+    def run(self, scope: ReadScope, turn: Turn) -> Outcome | None:
+        if turn.request.turn_type != "lookup":
+            return None
+        found = reverse_lookup(scope, turn.question)
+        return Outcome(
+            self.name,
+            found.evidence,
+            {**found.details, "documents": found.documents},
+            section_key=found.details.get("section_key"),
+        )

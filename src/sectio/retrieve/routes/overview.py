@@ -6,7 +6,8 @@ section order, then ``part_index``. The first chunk of each section opens with
 the document's display name in a marker (``【Metformin】 ...``) so a reader
 (or a generator) sees which document each part belongs to. Without the intro
 split a bare name sends the whole document as evidence: wrong retrieval, and
-long enough to break generation.
+long enough to break generation. The pipeline packs the result to the token
+budget.
 
 "Bare" means nothing is left of the question once the document's name and a
 few filler words ("what is", "tell me about", "thuốc ... là gì") are removed.
@@ -16,11 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sectio.contract.profile import CorpusProfile
 from sectio.contract.result import Evidence
-from sectio.index.port import VectorIndex
-from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import book_order, section_points
+from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.text import tokens
 
 OVERVIEW_SCORE = 1.0
@@ -55,19 +55,11 @@ def marker(display_name: str) -> str:
     return f"【{display_name}】"
 
 
-def overview_evidence(
-    index: VectorIndex,
-    profile: CorpusProfile,
-    tenant: str,
-    doc_id: str,
-    display_name: str,
-    *,
-    guard: TenantGuard,
-    page_size: int = 256,
-) -> list[Evidence]:
+def overview_evidence(scope: ReadScope, doc_id: str, display_name: str) -> list[Evidence]:
     """The intro sections of ``doc_id``, book order, each section's first chunk marked."""
+    profile = scope.profile
     intro = list(profile.intro_sections) or None
-    points = section_points(index, tenant, doc_id, intro, page_size, guard=guard, route="overview")
+    points = section_points(scope, doc_id, intro, route="overview")
     evidence = book_order(
         [Evidence.from_payload(p.payload, OVERVIEW_SCORE) for p in points], profile
     )
@@ -78,3 +70,24 @@ def overview_evidence(
             seen.add(item.section_key)
             item.text = f"{marker(display_name)} {item.text}"
     return evidence
+
+
+class OverviewRoute:
+    """A document asked for by name alone (or ``turn_type="overview"``): its intro sections."""
+
+    name = "overview"
+    needs_resolution = True
+
+    def run(self, scope: ReadScope, turn: Turn) -> Outcome | None:
+        res, request = turn.resolved, turn.request
+        if not res.doc_id:
+            return None
+        bare = (
+            not request.free_form
+            and res.section_key is None
+            and is_bare(request.question, res.spans)
+        )
+        if not (request.overview or bare):
+            return None
+        evidence = overview_evidence(scope, res.doc_id, res.display_name or res.doc_id)
+        return Outcome(self.name, evidence, finish="pack", doc_id=res.doc_id)

@@ -1,0 +1,251 @@
+"""The routed-retrieval pipeline: resolve -> route -> rerank -> hydrate -> pack -> decide.
+
+One :class:`Router` per open collection holds what is worth keeping between
+questions (the profile's compiled section phrases, the policy numbers, per
+tenant the catalog of document names) and runs every question through the
+same named stages, in this order:
+
+==========  =================================================================
+``route``   the routes in registration order; the first whose ``run`` returns
+            an outcome answers. Before a route that reads the resolution runs,
+            the question is **resolved** once: the document it names (or the
+            caller's ``doc_id``) and the section its phrases name (or the
+            caller's ``section_key``).
+``rerank``  ranked outcomes only: the configured reranker reorders (fail-open).
+``hydrate`` ranked outcomes only: a chunk with a ``parent_id`` brings its parent.
+``pack``    ranked outcomes keep the top ``top_k``; ranked and overview outcomes
+            are packed to the token budget (whole chunks, never cut).
+``decide``  :func:`sectio.retrieve.decision.decide` on the evidence.
+==========  =================================================================
+
+``stages`` is a plain list: a later feature inserts its stage by name (e.g.
+before ``decide``). The routes of a collection come from the profile's
+engine (``sectio.registry``); see :mod:`sectio.retrieve.routes` for the
+section-router's routes and their order. Every read is tenant-scoped through
+a :class:`~sectio.retrieve.scope.ReadScope`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from sectio.contract.request import AskRequest
+from sectio.contract.result import RetrievalResult
+from sectio.embed.port import Embedder
+from sectio.index.collection import Collection
+from sectio.retrieve.decision import decide
+from sectio.retrieve.facets import Assessment, FacetContext, assess
+from sectio.retrieve.fusion import FusionParams
+from sectio.retrieve.hydrate import hydrate_parents
+from sectio.retrieve.packing import pack
+from sectio.retrieve.policy import EvidencePolicy
+from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.rerank import rerank_fail_open
+from sectio.retrieve.resolve import Resolver
+from sectio.retrieve.routes import section_routes
+from sectio.retrieve.routes.base import Route, Turn
+from sectio.retrieve.scope import ReadScope, RerankerProvider, no_reranker
+
+#: A pipeline stage: reads and fills the turn.
+Stage = Callable[[ReadScope, Turn], None]
+
+
+class Router:
+    """Routed retrieval over one open collection.
+
+    ``routes`` are tried in order (default: :func:`sectio.retrieve.routes.section_routes`).
+    ``guard`` is the second tenant check of every read (the owning
+    :class:`sectio.Sectio` passes its own, so drops are counted on /metrics);
+    a router built alone gets a guard of its own.
+
+    Example:
+        >>> router = Router(sectio.collection("labels"), sectio.embedder)  # doctest: +SKIP
+        >>> router.ask("who should not take metformin", tenant="default").route  # doctest: +SKIP
+        'section'
+    """
+
+    def __init__(
+        self,
+        collection: Collection,
+        embedder: Embedder,
+        *,
+        routes: Sequence[Route] | None = None,
+        reranker: RerankerProvider | None = None,
+        policy: EvidencePolicy | None = None,
+        guard: TenantGuard | None = None,
+        fusion: FusionParams | None = None,
+    ) -> None:
+        self.collection = collection
+        self.embedder = embedder
+        self.guard = guard if guard is not None else TenantGuard()
+        self.policy = policy or EvidencePolicy.from_profile(collection.profile)
+        self.fusion = fusion or FusionParams()
+        self.routes: tuple[Route, ...] = tuple(routes) if routes is not None else section_routes()
+        self.resolver = Resolver(collection.profile, guard=self.guard)
+        self._reranker = reranker or no_reranker
+        self.stages: list[tuple[str, Stage]] = [
+            ("route", self.route),
+            ("rerank", self.rerank),
+            ("hydrate", self.hydrate),
+            ("pack", self.pack),
+            ("decide", self.decide),
+        ]
+
+    def scope(self, tenant: str) -> ReadScope:
+        """The read scope of ``tenant`` in this collection."""
+        return ReadScope(
+            self.collection,
+            tenant,
+            self.guard,
+            self.policy,
+            self.embedder,
+            self.fusion,
+            self._reranker,
+        )
+
+    # --- entry points -------------------------------------------------------------
+    def ask(
+        self,
+        question: str,
+        *,
+        tenant: str,
+        doc_id: str | None = None,
+        section_key: str | None = None,
+        turn_type: str | None = None,
+        top_k: int | None = None,
+    ) -> RetrievalResult:
+        """Run ``question`` through the stages (see the module doc).
+
+        Raises:
+            ConfigError: an empty question, an unknown ``turn_type``, or one the
+                collection's engine cannot honour.
+        """
+        request = AskRequest.of(
+            question, doc_id=doc_id, section_key=section_key, turn_type=turn_type, top_k=top_k
+        )
+        return self.answer(request, tenant=tenant)
+
+    def lookup(self, phrase: str, *, tenant: str) -> RetrievalResult:
+        """Reverse lookup (phrase -> documents): the ``lookup`` turn.
+
+        Raises:
+            ConfigError: an empty phrase.
+        """
+        request = AskRequest.of(phrase, turn_type="lookup", empty="the lookup phrase is empty")
+        return self.answer(request, tenant=tenant)
+
+    def answer(self, request: AskRequest, *, tenant: str) -> RetrievalResult:
+        """The result of ``request`` for ``tenant`` (every stage in order)."""
+        started = time.perf_counter()
+        scope = self.scope(tenant)
+        turn = Turn(request)
+        for _name, stage in self.stages:
+            stage(scope, turn)
+        outcome = turn.outcome
+        assert outcome is not None and turn.decision is not None  # the route and decide stages
+        turn.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        return RetrievalResult(
+            query=request.question,
+            collection=self.collection.name,
+            tenant=tenant,
+            decision=turn.decision,
+            reason=turn.reason or "",
+            route=outcome.route,
+            resolved_doc_id=outcome.doc_id,
+            resolved_section_key=outcome.section_key,
+            evidence=outcome.evidence,
+            omitted_evidence_ids=outcome.omitted,
+            details=turn.details,
+            timings_ms={**turn.timings, **outcome.timings},
+        )
+
+    def assess(
+        self,
+        candidates: Sequence[str],
+        context: Mapping[str, str | Sequence[str] | bool] | FacetContext,
+        *,
+        tenant: str,
+    ) -> Assessment:
+        """Facet evidence for documents already chosen; see :mod:`sectio.retrieve.facets`."""
+        ctx = context if isinstance(context, FacetContext) else FacetContext(context)
+        return assess(self.scope(tenant), candidates, ctx)
+
+    # --- stages -----------------------------------------------------------------------
+    def route(self, scope: ReadScope, turn: Turn) -> None:
+        """The first route with an outcome answers; the question is resolved on first need.
+
+        Raises:
+            RuntimeError: no route answered (the route list must end with one that always does).
+        """
+        for route in self.routes:
+            if route.needs_resolution and turn.resolution is None:
+                t0 = time.perf_counter()
+                turn.resolution = self.resolver.resolve(scope, turn)
+                turn.timings["resolve"] = round((time.perf_counter() - t0) * 1000, 3)
+            outcome = route.run(scope, turn)
+            if outcome is not None:
+                turn.outcome = outcome
+                turn.details.update(outcome.details)
+                return
+        raise RuntimeError(f"no route answered; routes: {[r.name for r in self.routes]}")
+
+    def rerank(self, scope: ReadScope, turn: Turn) -> None:
+        """Ranked outcomes: reorder by the reranker (fail-open; its scores replace cosines)."""
+        outcome = turn.outcome
+        if outcome is None or outcome.finish != "rank":
+            return
+        reranker, error = scope.reranker()
+        if not outcome.evidence:
+            status: dict[str, Any] = {"status": "skipped"}
+        else:
+            result = rerank_fail_open(
+                reranker,
+                turn.question,
+                outcome.evidence,
+                [e.text for e in outcome.evidence],
+                timeout_s=scope.policy.rerank_timeout_s,
+            )
+            outcome.evidence = list(result.items)
+            if result.scores is not None:
+                for item, score in zip(outcome.evidence, result.scores, strict=True):
+                    item.score = float(score)
+            status = dict(result.details)
+        if error:
+            status = {"status": "unavailable", "error": error}
+        status["failed"] = status.get("status") in ("error", "timeout", "unavailable")
+        ranking = turn.details.setdefault("ranking", {})
+        ranking["order"] = "rerank" if status.get("status") == "ok" else "hybrid"
+        turn.details["rerank"] = status
+
+    def hydrate(self, scope: ReadScope, turn: Turn) -> None:
+        """Ranked outcomes: children carrying a ``parent_id`` are replaced by their parents."""
+        outcome = turn.outcome
+        if outcome is None or outcome.finish != "rank":
+            return
+        hydrated = hydrate_parents(scope, outcome.evidence)
+        if hydrated.parents or hydrated.missing:
+            turn.details["hydration"] = {"parents": hydrated.parents, "missing": hydrated.missing}
+        outcome.evidence = hydrated.evidence
+
+    def pack(self, scope: ReadScope, turn: Turn) -> None:
+        """Ranked outcomes keep the top ``top_k``; ranked and overview outcomes fit the budget."""
+        outcome = turn.outcome
+        if outcome is None or outcome.finish == "none":
+            return
+        evidence = outcome.evidence
+        facts: dict[str, Any] = {}
+        if outcome.finish == "rank":
+            keep = turn.request.keep(scope.policy.rerank_top_k)
+            evidence, facts = evidence[:keep], {"top_k": keep}
+        packed = pack(evidence, scope.policy.max_context_tokens, scope.count_tokens)
+        outcome.evidence, outcome.omitted = packed.kept, [*outcome.omitted, *packed.omitted_ids]
+        turn.details["packing"] = {**packed.details(), **facts}
+
+    def decide(self, scope: ReadScope, turn: Turn) -> None:
+        """Number the evidence and decide (:func:`~sectio.retrieve.decision.decide`)."""
+        assert turn.outcome is not None
+        for i, item in enumerate(turn.outcome.evidence):
+            item.rank = i + 1
+        turn.decision, turn.reason = decide(turn.outcome.evidence)

@@ -1,0 +1,114 @@
+"""The resolve step: which document and which section a question is about.
+
+The document comes from the caller (``doc_id``) or from the names in the
+question (:class:`~sectio.retrieve.resolve_doc.DocCatalog`, per tenant, read
+once per open collection); the section from the caller (``section_key``) or
+the profile's phrases (:class:`~sectio.retrieve.resolve_section.SectionResolver`:
+longest phrase wins; a document's name reads as "it"). When the question names
+several sections, the best one a named document has is chosen. A free-form
+turn keeps what the phrases found in ``details`` but routes on no section.
+
+``details.doc_resolution`` and ``details.section_resolution`` say what was
+read and how (``flag``, ``exact``, ``folded``, ``fuzzy``, ``phrase``, ``none``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sectio.contract.profile import CorpusProfile
+from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
+from sectio.retrieve.resolve_section import SectionMatch, SectionResolver
+from sectio.retrieve.routes.base import Resolution, Turn
+from sectio.retrieve.scope import ReadScope
+
+
+class Resolver:
+    """Document and section resolution for one open collection (catalogs cached per tenant)."""
+
+    def __init__(self, profile: CorpusProfile, *, guard: TenantGuard) -> None:
+        self.sections = SectionResolver(profile)
+        self.guard = guard
+        self._catalogs: dict[str, DocCatalog] = {}
+
+    def catalog(self, scope: ReadScope) -> DocCatalog:
+        """The tenant's document names (read once per collection open)."""
+        if scope.tenant not in self._catalogs:
+            self._catalogs[scope.tenant] = DocCatalog.build(
+                scope.index,
+                scope.tenant,
+                protected=self.sections.vocabulary(),
+                guard=self.guard,
+            )
+        return self._catalogs[scope.tenant]
+
+    def resolve(self, scope: ReadScope, turn: Turn) -> Resolution:
+        """Read the turn's question (and the caller's overrides); add what was read to details."""
+        request = turn.request
+        catalog = self.catalog(scope)
+        named = catalog.resolve(request.question)
+        doc_id = request.doc_id or (named.doc_id if named else None)
+        spans = named.spans if named else ()
+        matches = [] if request.section_key else self.sections.resolve_all(request.question, spans)
+        if doc_id:
+            docs_named: tuple[str, ...] = (doc_id,)
+        else:
+            docs_named = named.candidates if named is not None else ()
+        match = _first_present(matches, [catalog.sections_of(d) for d in docs_named])
+        section = request.section_key or (match.key if match else None)
+        if request.free_form and not request.section_key:
+            section = None  # the caller asked for a free-form answer: phrases do not route
+        turn.details["doc_resolution"] = _doc_details(request.doc_id, named, catalog)
+        turn.details["section_resolution"] = _section_details(request.section_key, match, matches)
+        return Resolution(
+            doc_id=doc_id,
+            named=named,
+            docs_named=docs_named,
+            matches=tuple(matches),
+            match=match,
+            section_key=section,
+            section_forced=bool(request.section_key),
+            display_name=catalog.display_name(doc_id) if doc_id else None,
+            sections_of_doc=catalog.sections_of(doc_id) if doc_id else frozenset(),
+        )
+
+
+def _first_present(
+    matches: list[SectionMatch], doc_sections: list[frozenset[str]]
+) -> SectionMatch | None:
+    """The best match whose section a named document has (else the best match at all)."""
+    for m in matches:
+        if any(m.key in keys for keys in doc_sections):
+            return m
+    return matches[0] if matches else None
+
+
+def _doc_details(
+    flag: str | None, named: DocResolution | None, catalog: DocCatalog
+) -> dict[str, Any]:
+    if flag:
+        out: dict[str, Any] = {"doc_id": flag, "how": "flag", "known": flag in catalog}
+        if named is not None:
+            out["question_named"] = named.as_dict()
+        return out
+    if named is None:
+        return {"doc_id": None, "how": "none"}
+    return named.as_dict()
+
+
+def _section_details(
+    flag: str | None, match: SectionMatch | None, matches: list[SectionMatch]
+) -> dict[str, Any]:
+    if flag:
+        return {"section_key": flag, "how": "flag"}
+    if match is None:
+        return {"section_key": None, "how": "none"}
+    out: dict[str, Any] = {
+        "section_key": match.key,
+        "how": "folded" if match.folded else "phrase",
+        "phrase": match.phrase,
+    }
+    if len(matches) > 1:
+        out["candidates"] = [{"section_key": m.key, "phrase": m.phrase} for m in matches]
+    return out

@@ -1,0 +1,145 @@
+"""The shapes every route shares: the turn being answered, what a route returns, the protocol.
+
+A route is an object with a ``name`` and a ``run(scope, turn)`` that returns an
+:class:`Outcome`, or ``None`` when the turn is not its kind (the pipeline then
+tries the next route). Routes never decide: the pipeline's later stages
+(rerank, hydrate, keep, pack, decide) finish what a route returns, as its
+``finish`` says.
+
+Example:
+    >>> from sectio.contract.request import AskRequest
+    >>> turn = Turn(AskRequest.of("metformin dose"))
+    >>> turn.request.question, turn.resolution is None
+    ('metformin dose', True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from sectio.contract.request import AskRequest
+from sectio.contract.result import Decision, Evidence
+from sectio.retrieve.resolve_doc import DocResolution
+from sectio.retrieve.resolve_section import SectionMatch
+from sectio.retrieve.scope import ReadScope
+
+#: What the pipeline does after a route: nothing (an exact answer), pack it to the
+#: token budget, or rank-finish it (rerank, hydrate parents, keep top_k, pack).
+Finish = Literal["none", "pack", "rank"]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What the resolve stage read in the question (and what the caller forced).
+
+    Attributes:
+        doc_id: the document: forced by the caller, else the one the question names.
+        named: the document resolver's reading of the question (None: no name found).
+        docs_named: ``(doc_id,)``, or the candidates of an ambiguous question.
+        matches: every section the profile's phrases found, best first.
+        match: the chosen phrase match (the best one a named document has).
+        section_key: the section: forced, else the chosen match's (None for a free-form turn).
+        section_forced: the caller gave the section (its absence is then the answer).
+        display_name: the document's title (its id when it has none).
+        sections_of_doc: the sections holding prose of ``doc_id`` (empty when unknown).
+    """
+
+    doc_id: str | None
+    named: DocResolution | None
+    docs_named: tuple[str, ...]
+    matches: tuple[SectionMatch, ...]
+    match: SectionMatch | None
+    section_key: str | None
+    section_forced: bool
+    display_name: str | None = None
+    sections_of_doc: frozenset[str] = frozenset()
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """Token spans of the document names found in the question."""
+        return self.named.spans if self.named is not None else ()
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.named is not None and self.named.ambiguous
+
+
+@dataclass
+class Outcome:
+    """What a route found, before the finishing stages.
+
+    Attributes:
+        route: the route's name (``RetrievalResult.route``).
+        evidence: candidates in the route's order (a ranked route: most relevant first).
+        details: route-specific facts, merged into the result's ``details``.
+        finish: which finishing stages run (see :data:`Finish`).
+        doc_id: ``resolved_doc_id`` of the result.
+        section_key: ``resolved_section_key`` of the result.
+        omitted: chunk ids left out (token budget, row limit).
+        timings: extra timings (ms) for the result.
+    """
+
+    route: str
+    evidence: list[Evidence]
+    details: dict[str, Any] = field(default_factory=dict)
+    finish: Finish = "none"
+    doc_id: str | None = None
+    section_key: str | None = None
+    omitted: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Turn:
+    """One question on its way through the pipeline (each stage fills its part).
+
+    Attributes:
+        request: what the caller asked.
+        resolution: the resolve stage's reading (None before it, and for direct routes).
+        outcome: the route's result (None until a route ran).
+        details: the result's ``details`` (every stage may add to it).
+        timings: stage timings in ms.
+        decision: the decide stage's decision (None before it).
+        reason: its stable reason string.
+    """
+
+    request: AskRequest
+    resolution: Resolution | None = None
+    outcome: Outcome | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    decision: Decision | None = None
+    reason: str | None = None
+
+    @property
+    def question(self) -> str:
+        return self.request.question
+
+    @property
+    def resolved(self) -> Resolution:
+        """The resolution (the resolve stage has run).
+
+        Raises:
+            RuntimeError: a route that needs the resolution ran as a direct route.
+        """
+        if self.resolution is None:
+            raise RuntimeError("the resolve stage has not run for this turn")
+        return self.resolution
+
+
+class Route(Protocol):
+    """One way of answering a turn.
+
+    ``name`` is the result's ``route``. ``needs_resolution``: the route reads
+    ``turn.resolution``, so the pipeline resolves the question (once) before
+    running it; a route that answers from the question alone (``lookup``)
+    says False, and nothing is resolved for it.
+    """
+
+    name: str
+    needs_resolution: bool
+
+    def run(self, scope: ReadScope, turn: Turn) -> Outcome | None:
+        """The outcome, or None when the turn is not this route's kind."""
+        ...

@@ -1,0 +1,92 @@
+"""Fallback route: no document resolved, so a hybrid search over the tenant's collection.
+
+Dense + BM25 reciprocal rank fusion over the tenant's prose chunks (inside the
+section the question names, if any; when that section filter finds nothing
+the search runs once more without it, and ``details.section_filter_empty``
+says so). Dense search always returns neighbours, so a weak best similarity
+(below the policy's ``minimum_score``) discards every hit. The pipeline then
+reranks, hydrates, keeps the top ``top_k`` and packs, as for free-form.
+
+Scores: dense cosine similarity (best window's), never the fusion value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sectio.contract.result import Evidence
+from sectio.index.filters import Eq
+from sectio.index.port import best_cosine
+from sectio.retrieve.routes.base import Outcome, Turn
+from sectio.retrieve.scan import fused_points, prose_where
+from sectio.retrieve.scope import ReadScope
+
+DISCARDED = "discarded_below_minimum_score"
+
+
+def search_collection(
+    scope: ReadScope,
+    question: str,
+    *,
+    section_key: str | None = None,
+    candidates: int = 24,
+    pool: int = 50,
+    minimum_score: float = 0.0,
+) -> tuple[list[Evidence], dict[str, Any]]:
+    """Hybrid candidates over the tenant's prose (inside ``section_key`` if given), and the facts.
+
+    Every candidate is dropped when the best dense similarity is under ``minimum_score``
+    (``details[DISCARDED]`` then names the floor).
+    """
+    conditions = [Eq("section_key", section_key)] if section_key else []
+    query_vector = scope.query_vector(question)
+    points = fused_points(
+        scope,
+        query_vector,
+        question,
+        prose_where(scope.tenant, *conditions),
+        pool=max(pool, candidates),
+        limit=candidates,
+        route="fallback_search",
+    )
+    if section_key:
+        points = [p for p in points if p.payload.get("section_key") == section_key]
+    evidence = [
+        Evidence.from_payload(p.payload, best_cosine(query_vector, p.dense)) for p in points
+    ]
+    best = max((e.score for e in evidence), default=0.0)
+    details: dict[str, Any] = {"candidates": len(evidence), "best_dense_score": round(best, 4)}
+    if section_key:
+        details["section_filter"] = section_key
+    if evidence and best < minimum_score:
+        details[DISCARDED] = minimum_score
+        return [], details
+    return evidence, details
+
+
+class FallbackRoute:
+    """Hybrid search over the whole collection (always applies: the last route)."""
+
+    name = "fallback_search"
+    needs_resolution = True
+
+    def run(self, scope: ReadScope, turn: Turn) -> Outcome:
+        section = turn.resolved.section_key
+        keep = turn.request.keep(scope.policy.rerank_top_k)
+        candidates, pool = max(keep * 4, keep), max(scope.policy.candidate_limit * 10, keep * 4)
+
+        def search(section_key: str | None) -> tuple[list[Evidence], dict[str, Any]]:
+            return search_collection(
+                scope,
+                turn.question,
+                section_key=section_key,
+                candidates=candidates,
+                pool=pool,
+                minimum_score=scope.policy.minimum_score,
+            )
+
+        evidence, facts = search(section)
+        if section and not evidence and DISCARDED not in facts:
+            turn.details["section_filter_empty"] = section
+            evidence, facts = search(None)
+        return Outcome(self.name, evidence, {"ranking": facts}, finish="rank")

@@ -1,0 +1,69 @@
+"""Free-form route: a question about a known document, no section named.
+
+Every prose chunk of the document is read (a complete scroll) and ordered by
+hybrid relevance to the question inside the document (dense + BM25,
+reciprocal rank fusion in the engine). The pipeline then reranks (if a
+reranker is configured; fail-open), hydrates parents, keeps the top
+``top_k`` (the policy's ``rerank_top_k``) and packs them to the token budget.
+
+Scores: the chunk's dense cosine similarity to the question (its best
+window's), never the fusion value, which is a ranking signal on another scale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sectio.contract.result import Evidence
+from sectio.index.filters import Eq
+from sectio.index.port import best_cosine
+from sectio.retrieve.routes.base import Outcome, Turn
+from sectio.retrieve.scan import book_order, fused_points, prose_where, section_points
+from sectio.retrieve.scope import ReadScope
+
+
+def rank_in_document(
+    scope: ReadScope, doc_id: str, question: str
+) -> tuple[list[Evidence], dict[str, Any]]:
+    """Every prose chunk of ``doc_id``, most relevant to ``question`` first, and the facts.
+
+    Chunks the engine did not rank (it ranks all) follow in book order.
+    """
+    points = section_points(scope, doc_id, None, route="free_form")
+    if not points:
+        return [], {"chunks_in_document": 0}
+    query_vector = scope.query_vector(question)
+    fused = fused_points(
+        scope,
+        query_vector,
+        question,
+        prose_where(scope.tenant, Eq("doc_id", doc_id)),
+        pool=len(points),
+        limit=len(points),
+        route="free_form",
+    )
+    by_id = {str(p.payload.get("chunk_id")): p for p in points}
+    ordered: list[Evidence] = []
+    for p in fused:
+        cid = str(p.payload.get("chunk_id"))
+        if cid in by_id and p.payload.get("doc_id") == doc_id:
+            cosine = best_cosine(query_vector, p.dense)
+            ordered.append(Evidence.from_payload(by_id.pop(cid).payload, cosine))
+    ordered.extend(
+        book_order([Evidence.from_payload(p.payload, 0.0) for p in by_id.values()], scope.profile)
+    )
+    return ordered, {"chunks_in_document": len(points)}
+
+
+class FreeFormRoute:
+    """A known document without a section: its chunks by relevance (finished as ranked)."""
+
+    name = "free_form"
+    needs_resolution = True
+
+    def run(self, scope: ReadScope, turn: Turn) -> Outcome | None:
+        doc_id = turn.resolved.doc_id
+        if not doc_id:
+            return None
+        evidence, facts = rank_in_document(scope, doc_id, turn.question)
+        return Outcome(self.name, evidence, {"ranking": facts}, finish="rank", doc_id=doc_id)
