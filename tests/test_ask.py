@@ -152,8 +152,15 @@ def test_no_route_reads_another_tenants_chunks(
     assert result.resolved_doc_id in (None, "metformin", "secretol")  # a flag is echoed, unread
     if kwargs.get("doc_id") == "secretol":  # tenant a has no such document: nothing is read
         assert (result.evidence, result.decision) == ([], "ABSTAIN")
-    else:  # the same route reads tenant a's own chunks
-        assert result.evidence, result.details
+    else:  # the same route reads tenant a's own chunks (abstained turns list them as withheld)
+        answerability = result.details.get("answerability", {})
+        read = [e.chunk_id for e in result.evidence] + answerability.get(
+            "withheld_evidence_ids", []
+        )
+        assert read, result.details
+        assert not [c for c in read if c.startswith("secretol#")]
+        closest = {d["doc_id"] for d in answerability.get("closest_documents", [])}
+        assert "secretol" not in closest
     theirs = loose(sx).ask(question, tenant="b", **kwargs)
     assert theirs.evidence, theirs.details  # tenant b reads its own Secretol on every route
     assert {e.tenant for e in theirs.evidence} == {"b"}
