@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
-from sectio.index.edge_store import EdgeBackend
+from sectio.index.edge.store import EdgeBackend
 from sectio.index.port import IndexBackend
-from sectio.index.server import ServerBackend
+from sectio.index.server.store import ServerBackend
 from tests.contract.index_suite import IndexContract
 
 
