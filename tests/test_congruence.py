@@ -25,8 +25,8 @@ from sectio.index.edge.store import EdgeBackend
 from sectio.index.filters import Eq, Where, tenant_where
 from sectio.index.port import VectorIndex
 from sectio.index.server.store import ServerBackend
-from tests.contract.corpus import DIM, Corpus, assert_same_ranking, make_corpus, make_records
-from tests.contract.index_suite import FILTERS, NAME, load, scroll_all
+from sectio.testing.corpus import DIM, Corpus, assert_same_ranking, make_corpus, make_records
+from sectio.testing.index_contract import FILTERS, NAME, load, scroll_all
 
 QUERIES = (
     "pain fever",

@@ -16,7 +16,7 @@ from qdrant_client import QdrantClient
 from sectio.index.edge.store import EdgeBackend
 from sectio.index.port import IndexBackend
 from sectio.index.server.store import ServerBackend
-from tests.contract.index_suite import IndexContract
+from sectio.testing.index_contract import IndexContract
 
 
 class TestEdgeContract(IndexContract):

@@ -39,8 +39,8 @@ from sectio.index.server.snapshot import (
     write_snapshot_file,
 )
 from sectio.index.transfer import export_collection, import_collection
-from tests.contract.corpus import assert_same_ranking, make_corpus
-from tests.contract.index_suite import load
+from sectio.testing.corpus import assert_same_ranking, make_corpus
+from sectio.testing.index_contract import load
 from tests.helpers import chunk, write_jsonl
 
 
