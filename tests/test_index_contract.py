@@ -1,6 +1,7 @@
 """The index contract, run against every adapter: Qdrant Edge and qdrant-client local mode.
 
-One fixture per adapter; the tests themselves live in tests/contract/index_suite.py.
+One fixture per adapter; the tests themselves ship in the package
+(:mod:`sectio.testing.index_contract`), for anyone who writes a backend.
 Local mode stands in for a Qdrant server here (none can be installed on these
 machines): it runs the server adapter's code through the same client API.
 """

@@ -44,7 +44,7 @@ from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import Reranker, build_reranker
 from sectio.retrieve.search import search as run_search
-from sectio.retrieve.search_filters import Filters
+from sectio.retrieve.search_filters import Filters, build_where
 from sectio.settings import Settings
 
 if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
@@ -334,8 +334,6 @@ class Sectio(OpsFacade):
         tenant: str,
     ) -> int:
         """Chunks of ``tenant`` in ``collection`` matching ``filters`` (search filter keys)."""
-        from sectio.retrieve.search_filters import build_where
-
         return reads.count(self.collection(collection).index, tenant, build_where(filters))
 
     def chunks(
@@ -350,8 +348,6 @@ class Sectio(OpsFacade):
         With ``filters={"doc_id": D, "section_key": S}`` this is a complete section
         read. ``score`` is 0.0 (nothing was ranked).
         """
-        from sectio.retrieve.search_filters import build_where
-
         points = reads.scroll_all(
             self.collection(collection).index,
             tenant,

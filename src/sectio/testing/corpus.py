@@ -6,6 +6,7 @@ are real BM25 (sectio's encoder), so the engines' IDF modifier is exercised.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -141,8 +142,6 @@ def _values(payload: dict[str, Any], key: str) -> list[Any]:
 
 
 def _words(text: str) -> list[str]:
-    import re
-
     return [w.lower() for w in re.findall(r"[^\W_]+", text)]
 
 
