@@ -18,8 +18,10 @@ demo: $(STAMP)
 	SECTIO_HOME=$${SECTIO_HOME:-.sectio-demo} $(BIN)/sectio demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/python tools/function_length.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

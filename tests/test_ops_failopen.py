@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 from sectio import Sectio, Settings
 from sectio.ops import OpsStore, TraceNotFound
-from sectio.ops.testing import closed_port, silent_server, throwaway_database
+from sectio.testing import closed_port, silent_server, throwaway_database
 from tests.helpers import chunk, write_jsonl
 
 CONNECT_BOUND_S = 2.0  # the default connect timeout; libpq's floor is 2 s

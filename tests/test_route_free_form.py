@@ -14,7 +14,8 @@ from sectio.retrieve.hydrate import hydrate_parents
 from sectio.retrieve.packing import pack
 from sectio.retrieve.pipeline import Router
 from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.rerank import FakeReranker, HttpReranker, Reranker, rerank_fail_open
+from sectio.retrieve.rerank import HttpReranker, Reranker, rerank_fail_open
+from sectio.testing import FakeReranker
 from tests.helpers import chunk
 from tests.helpers.route_corpora import en_rows, write
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from sectio import Sectio, Settings
-from sectio.embed.fake import FakeEmbedder
 from sectio.errors import ConfigError, UnknownFilter
 from sectio.retrieve.search import MODES, FusionParams, clamp_top_k
 from sectio.retrieve.search import search as run_search
 from sectio.retrieve.search_filters import FILTER_KEYS, build_where, parse_filter_args
+from sectio.testing import FakeEmbedder
 from tests.helpers import chunk, write_jsonl
 
 MODES_ALL = list(MODES)

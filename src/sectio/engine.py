@@ -26,9 +26,11 @@ from sectio.embed.port import Embedder
 from sectio.engine_ops import OpsFacade
 from sectio.errors import CollectionNotFound, ConfigError, SectioError
 from sectio.index.collection import Collection, open_collection
+from sectio.index.copy import TransferReport, serving_gate
 from sectio.index.factory import build_backend
 from sectio.index.manifest import Manifest, check_serving
 from sectio.index.port import IndexBackend
+from sectio.index.transfer import export_collection, import_collection
 from sectio.ingest.loader import IngestReport, load_records
 from sectio.ingest.readers import read_source
 from sectio.plan import DocsPlanRoute, RetrievalPlan
@@ -42,11 +44,10 @@ from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import Reranker, build_reranker
 from sectio.retrieve.search import search as run_search
-from sectio.retrieve.search_filters import Filters
+from sectio.retrieve.search_filters import Filters, build_where
 from sectio.settings import Settings
 
 if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
-    from sectio.index.transfer import TransferReport
     from sectio.ops.store import OpsStore
 
 DEFAULT_COLLECTION = "default"
@@ -333,8 +334,6 @@ class Sectio(OpsFacade):
         tenant: str,
     ) -> int:
         """Chunks of ``tenant`` in ``collection`` matching ``filters`` (search filter keys)."""
-        from sectio.retrieve.search_filters import build_where
-
         return reads.count(self.collection(collection).index, tenant, build_where(filters))
 
     def chunks(
@@ -349,8 +348,6 @@ class Sectio(OpsFacade):
         With ``filters={"doc_id": D, "section_key": S}`` this is a complete section
         read. ``score`` is 0.0 (nothing was ranked).
         """
-        from sectio.retrieve.search_filters import build_where
-
         points = reads.scroll_all(
             self.collection(collection).index,
             tenant,
@@ -533,7 +530,7 @@ class Sectio(OpsFacade):
         progress: Callable[[int, int], None] | None = None,
     ) -> TransferReport:
         """Copy ``collection`` (vectors, payloads, manifest) to the store ``dest``, as
-        ``as_name``; nothing is re-embedded. ``dest``: see :mod:`sectio.index.transfer`.
+        ``as_name``; nothing is re-embedded. ``dest``: see :mod:`sectio.index.factory`.
 
         On arrival the manifest must match the configured embedder; a target
         holding another corpus is refused unless ``replace``.
@@ -543,8 +540,6 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: the target holds another corpus and ``replace`` is False.
         """
-        from sectio.index.transfer import export_collection, serving_gate
-
         self.release(collection)
         return export_collection(
             self.backend,
@@ -576,8 +571,6 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: ``collection`` holds another corpus and ``replace`` is False.
         """
-        from sectio.index.transfer import import_collection, serving_gate
-
         self.release(collection)
         return import_collection(
             self.backend,

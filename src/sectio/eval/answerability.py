@@ -27,14 +27,21 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from sectio.contract.result import RetrievalResult
 from sectio.errors import ContractError
 
-if TYPE_CHECKING:  # the facade imports eval's neighbours; only its type is needed here
-    from sectio.engine import Sectio
+
+class Asker(Protocol):
+    """What the eval needs of :class:`sectio.Sectio` (eval sits below the facade)."""
+
+    def ask(
+        self, question: str, *, collection: str, tenant: str, record: bool = ...
+    ) -> RetrievalResult: ...
+
 
 EXPECT = ("answer", "abstain")
 #: The ``min_coverage`` values the curve replays.
@@ -173,7 +180,7 @@ def curve(rows: Sequence[Row], grid: Sequence[float] = GRID) -> list[dict[str, f
 
 
 def evaluate_answerability(
-    sectio: Sectio,
+    sectio: Asker,
     questions: Sequence[Question],
     *,
     collection: str,

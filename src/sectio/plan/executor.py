@@ -261,12 +261,38 @@ class PlanExecutor:
 
     # --- the plan -----------------------------------------------------------------------
     def execute(self, plan: RetrievalPlan, question: str) -> Execution:
-        """Run ``plan`` for ``question``; rows in merge order, at most ``plan.limit``."""
+        """Run ``plan`` for ``question``; rows in merge order, at most ``plan.limit``.
+
+        Steps, in order: exact-path seeds for the plan's doc hints, substring seeds
+        for the hints no path matches, then hybrid search over the plan's layers;
+        seeds come first in the merge, hybrid rows fill up to the limit.
+        """
         vec = self.embedder.embed_query(question)
         sparse = self.collection.lexical.encode_query(question)
+        steps: list[dict[str, Any]] = []
+        seeded, dropped = self._seeds(plan, vec, sparse, steps)
+        hybrid, hybrid_dropped = self._hybrid_candidates(plan, vec, sparse)
+        dropped += hybrid_dropped
+        steps.append({"step": HYBRID, "candidates": len(hybrid)})
+        rows, omitted = self._merge(plan, vec, seeded, hybrid)
+        steps[-1]["rows"] = [r.chunk_id for r in rows if r.step == HYBRID]
+        if dropped:
+            log.warning("plan executor: %d row(s) failed the Python-side filter check", dropped)
+        return Execution(
+            rows=rows, steps=steps, omitted=omitted[:MAX_OMITTED], dropped_by_checks=dropped
+        )
+
+    def _seeds(
+        self,
+        plan: RetrievalPlan,
+        vec: Any,
+        sparse: Any,
+        steps: list[dict[str, Any]],
+    ) -> tuple[list[PlannedRow], int]:
+        """Exact-path then substring seeds for the plan's doc hints (steps appended to
+        ``steps``); the rows and how many failed the Python-side check."""
         hints = [str(h) for h in plan.filters.get("target_doc_hints") or ()]
         per_hint = max(1, min(MAX_ROWS_PER_HINT, plan.limit // max(len(hints), 1)))
-        steps: list[dict[str, Any]] = []
         seeded: list[PlannedRow] = []
         dropped = 0
         known = {d.path: d for d in self.catalog.docs.values()}
@@ -298,8 +324,13 @@ class PlanExecutor:
                 seeded.extend(PlannedRow(p.payload, s, SUBSTRING, hint) for p, s in kept)
                 got_ids.extend(p.payload["chunk_id"] for p, _ in kept)
             steps.append({"step": SUBSTRING, "hint": hint, "paths": paths, "rows": got_ids})
+        return seeded, dropped
 
-        # hybrid over the plan's layers under the hard filters
+    def _hybrid_candidates(
+        self, plan: RetrievalPlan, vec: Any, sparse: Any
+    ) -> tuple[list[tuple[float, int, StoredPoint]], int]:
+        """Hybrid over the plan's layers under the hard filters, boosted, best first; and
+        how many failed the Python-side check."""
         want = plan.limit * 4
         pool = max(plan.limit * 8, 64)
         candidates: dict[str, StoredPoint] = {}
@@ -313,6 +344,7 @@ class PlanExecutor:
                     candidates[p.id] = p
         unit = self.scope.fusion.top_value(sparse_names=tuple(sparse))
         hybrid: list[tuple[float, int, StoredPoint]] = []
+        dropped = 0
         ordered = sorted(candidates.values(), key=lambda p: -(p.score or 0.0))
         for i, p in enumerate(ordered):
             if not self.engine_filters_hold(p.payload, plan):
@@ -322,8 +354,18 @@ class PlanExecutor:
                 continue
             hybrid.append(((p.score or 0.0) + self.boost(p.payload, plan, unit), i, p))
         hybrid.sort(key=lambda t: (-t[0], t[1]))
-        steps.append({"step": HYBRID, "candidates": len(hybrid)})
+        return hybrid, dropped
 
+    def _merge(
+        self,
+        plan: RetrievalPlan,
+        vec: Any,
+        seeded: list[PlannedRow],
+        hybrid: list[tuple[float, int, StoredPoint]],
+    ) -> tuple[list[PlannedRow], list[str]]:
+        """Seeds first, then hybrid rows (at most ``max_per_doc`` a document), up to
+        ``plan.limit``; the rows (scored by their cosine with ``vec``) and the chunk
+        ids left out."""
         rows: list[PlannedRow] = []
         seen: set[str] = set()
         per_doc: dict[str, int] = {}
@@ -348,12 +390,7 @@ class PlanExecutor:
             seen.add(cid)
             per_doc[doc] = per_doc.get(doc, 0) + 1
             rows.append(PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID))
-        steps[-1]["rows"] = [r.chunk_id for r in rows if r.step == HYBRID]
-        if dropped:
-            log.warning("plan executor: %d row(s) failed the Python-side filter check", dropped)
-        return Execution(
-            rows=rows, steps=steps, omitted=omitted[:MAX_OMITTED], dropped_by_checks=dropped
-        )
+        return rows, omitted
 
 
 __all__ = [

@@ -211,32 +211,20 @@ class Judge:
         """
         outcome = turn.outcome
         assert outcome is not None
-        res = turn.resolution
-        spans = res.spans if res is not None else ()
-        terms = salient_terms(
-            turn.question,
-            lexical=self.lexical,
-            stats=stats,
-            ignore=self.routing_vocabulary,
-            spans=spans,
-            common=self.common,
-        )
-        evidence_terms = _evidence_terms(outcome.evidence, self.lexical)
-        for t in terms:
-            t.covered = bool(t.ids & evidence_terms)
+        terms = self.terms(turn, stats)
         total = sum(t.idf for t in terms)
         coverage = sum(t.idf for t in terms if t.covered) / total if total else 1.0
         unknown = [t.word for t in terms if t.unknown_name]
         best = max((e.score for e in outcome.evidence), default=0.0)
+        named = _named_how(turn)
         signals: dict[str, Any] = {
             "terms": {t.word: round(t.idf, 3) for t in terms},
             "unknown": unknown,
             "coverage": round(coverage, 4),
             "route": outcome.route,
+            "document_named": named,
         }
         thresholds: dict[str, Any] = {"min_coverage": self.settings.min_coverage}
-        named = _named_how(turn)
-        signals["document_named"] = named
         ranked = outcome.route not in EXACT_ROUTES and outcome.route != "lookup"
         if ranked and outcome.evidence:
             signals["best_dense"] = round(best, 4)
@@ -244,20 +232,7 @@ class Judge:
 
         # 1. a named document: the name is the subject (unless it names another product)
         if named is not None:
-            compound = [
-                w
-                for w in _compound_name(turn)
-                if w not in stats.words
-                and w not in self.routing_vocabulary
-                and self.lexical.terms(w)
-                and not self.common(w)
-            ]
-            if compound:
-                signals["compound_name"] = compound
-                signals["rule"] = "compound_name"
-                return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, compound)
-            signals["rule"] = "named_document"
-            return Verdict(True, None, signals, thresholds)
+            return self._named(turn, stats, signals, thresholds)
         if outcome.route == "lookup" and outcome.details.get("stage") == "keyword":
             signals["rule"] = "lookup_keyword"
             return Verdict(True, None, signals, thresholds)
@@ -298,6 +273,47 @@ class Judge:
                 signals["rule"] = "rerank"
                 return Verdict(False, WEAK_EVIDENCE, signals, thresholds)
         signals["rule"] = "covered"
+        return Verdict(True, None, signals, thresholds)
+
+    def terms(self, turn: Turn, stats: TermStats) -> list[Term]:
+        """The question's salient terms, each marked covered when the evidence holds it."""
+        assert turn.outcome is not None
+        res = turn.resolution
+        terms = salient_terms(
+            turn.question,
+            lexical=self.lexical,
+            stats=stats,
+            ignore=self.routing_vocabulary,
+            spans=res.spans if res is not None else (),
+            common=self.common,
+        )
+        evidence_terms = _evidence_terms(turn.outcome.evidence, self.lexical)
+        for t in terms:
+            t.covered = bool(t.ids & evidence_terms)
+        return terms
+
+    def _named(
+        self,
+        turn: Turn,
+        stats: TermStats,
+        signals: dict[str, Any],
+        thresholds: dict[str, Any],
+    ) -> Verdict:
+        """A named document passes, unless a word right after its name names a product
+        the collection does not hold ("amoxicillin clavulanic acid")."""
+        compound = [
+            w
+            for w in _compound_name(turn)
+            if w not in stats.words
+            and w not in self.routing_vocabulary
+            and self.lexical.terms(w)
+            and not self.common(w)
+        ]
+        if compound:
+            signals["compound_name"] = compound
+            signals["rule"] = "compound_name"
+            return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, compound)
+        signals["rule"] = "named_document"
         return Verdict(True, None, signals, thresholds)
 
 

@@ -30,6 +30,7 @@ from sectio.eval import (
     write_per_query,
 )
 from sectio.eval.answerability import evaluate_answerability, load_questions, write_rows
+from sectio.eval.harness import EvalReport
 
 
 def _progress(enabled: bool) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
@@ -112,6 +113,8 @@ def eval_command(
     --answerability, QUERIES_JSONL lines carry ``expect`` (answer|abstain) and
     the report is the share of each that ask got right, by route, with the
     trade-off curve over min_coverage.
+    \f
+    Long: click's option decorators are most of its lines; the work is in helpers.
     """
     if answerability:
         _answerability(state, queries, group_by, per_query, collection, tenant, as_json)
@@ -140,6 +143,10 @@ def eval_command(
     if as_json:
         emit_json(report)
         return
+    _print_report(report)
+
+
+def _print_report(report: EvalReport) -> None:
     click.echo(
         f"{report.collection} · mode {report.mode} · level {report.level} · "
         f"top-k {report.top_k} · {report.queries} queries · {report.queries_per_s:.0f} q/s"

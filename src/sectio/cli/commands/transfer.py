@@ -1,6 +1,6 @@
 """``sectio export --to DEST`` and ``sectio import FROM``: copy a collection between stores.
 
-DEST and FROM are endpoints (see :mod:`sectio.index.transfer`):
+DEST and FROM are endpoints (see :mod:`sectio.index.factory`):
 ``http(s)://host:6333`` (a Qdrant server; key from ``SECTIO_QDRANT_API_KEY``),
 ``local:PATH`` (qdrant-client local mode), ``edge:PATH`` or a plain ``PATH``
 (another ``SECTIO_HOME``'s Qdrant Edge store). The configured store is the one
@@ -28,7 +28,7 @@ from sectio.cli.base import (
 from sectio.ingest.loader import tty_progress
 
 if TYPE_CHECKING:
-    from sectio.index.transfer import TransferReport
+    from sectio.index.copy import TransferReport
 
 
 def _report(report: TransferReport, as_json: bool) -> None:
