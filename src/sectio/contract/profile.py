@@ -43,12 +43,36 @@ class _Strict(BaseModel):
 
 
 class SectionSpec(_Strict):
-    """One section of the corpus: key, display title, routing phrases."""
+    """One section of the corpus: key, display title, routing phrases, example questions.
+
+    ``examples``: questions that ask for this section, the document's name
+    written as "it" ("can i take it with ibuprofen"); when no phrase matches,
+    the section-intent step routes to the section whose examples are nearest
+    in meaning (:mod:`sectio.retrieve.intent`).
+    """
 
     key: str = Field(min_length=1)
     title: str = ""
     phrases: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
     intro: bool = False
+
+
+class IntentSettings(_Strict):
+    """The section-intent step (``[intent]``): when no phrase names a section.
+
+    A named document's question is compared with the sections' example
+    questions; the best section answers when its score (the mean cosine of
+    its ``k`` nearest examples) is at least ``min_score`` and leads the next
+    section by ``margin``; within ``margin`` of it, both sections answer
+    whole (``both_within`` on); below ``min_score``, the free-form route.
+    """
+
+    enabled: bool = True
+    k: int = Field(default=2, ge=1)
+    min_score: float = 0.5
+    margin: float = 0.03
+    both_within: bool = True
 
 
 class LexicalSettings(_Strict):
@@ -139,6 +163,7 @@ class CorpusProfile(_Strict):
     lexical: LexicalSettings = LexicalSettings()
     pooling: PoolingSettings = PoolingSettings()
     answerability: AnswerabilitySettings = AnswerabilitySettings()
+    intent: IntentSettings = IntentSettings()
     reverse_lookup_section: str | None = None
     facets: dict[str, FacetSpec] = Field(default_factory=dict)
     policy: dict[str, float] = Field(default_factory=dict)
