@@ -33,12 +33,16 @@ RETRYABLE_ERRORS: tuple[type[httpx.TransportError], ...] = (
     httpx.WriteError,
 )
 
+#: Codes the HTTP layer also answers with for its own reasons (a query over the length
+#: cap is 422 ``invalid_request``, not a store's ``InvalidInput``): they stay
+#: :class:`RemoteError`, as does a bare 500 ``internal_error``.
+HTTP_LAYER_CODES = frozenset({"internal_error", "invalid_request"})
+
 #: ``error.code`` -> the first class of :data:`sectio.errors.HTTP_ERRORS` answered with it
-#: (the most general one: ``index_error`` -> ``IndexError_``). ``internal_error`` is left
-#: out: a bare 500 becomes a :class:`RemoteError` that keeps its status.
+#: (the most general one: ``index_error`` -> ``IndexError_``).
 CODE_TO_ERROR: dict[str, type[SectioError]] = {}
 for _cls, (_status, _code) in HTTP_ERRORS.items():
-    if _cls is not SectioError and not issubclass(_cls, RemoteError):
+    if _code not in HTTP_LAYER_CODES and not issubclass(_cls, RemoteError):
         CODE_TO_ERROR.setdefault(_code, _cls)
 
 

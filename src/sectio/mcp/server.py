@@ -59,7 +59,7 @@ class CollectionInfo(BaseModel):
     name: str
     ready: bool
     reason: str | None = None
-    chunks: int = Field(0, description="The caller's chunks in it.")
+    chunks: int = Field(default=0, description="The caller's chunks in it.")
     profile_name: str | None = None
     model_id: str | None = None
 
