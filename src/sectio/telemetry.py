@@ -8,16 +8,17 @@ once: no import, no span, no cost beyond one check.
 
 The spans, parent first::
 
-    POST /v1/retrieve              the HTTP request (sectio.api.otel); parent: the
-                                   incoming ``traceparent``
-    └── sectio.ask                 one per ask / search / lookup call: collection,
-        │                          tenant, route (or mode), decision, evidence count
-        ├── sectio.stage.route     one per pipeline stage (route, rerank, hydrate,
-        │   ├── sectio.resolve     pack, decide): route, decision, evidence so far
-        │   ├── sectio.embed       a query embedding (``sectio.embed.cached``)
-        │   └── sectio.engine.*    each engine query (search_dense, scroll, ...): hits
-        ├── sectio.stage.rerank ...
-    sectio.trace_write             a batch of retrieval traces written to the store
+    POST /v1/retrieve              the HTTP request: FastAPI's own server span (>= 0.142),
+    │                              parent: the incoming ``traceparent``
+    └── fastapi.endpoint           (FastAPI's)
+      └── sectio.ask                 one per ask / search / lookup call: collection,
+          │                        tenant, route (or mode), decision, evidence count
+          ├── sectio.stage.route   one per pipeline stage (route, rerank, hydrate,
+          │   ├── sectio.resolve   pack, decide): route, decision, evidence so far
+          │   ├── sectio.embed     a query embedding (``sectio.embed.cached``)
+          │   └── sectio.engine.*  each engine query (search_dense, scroll, ...): hits
+          ├── sectio.stage.rerank ...
+    sectio.trace_write             traces written to the store (the server: a batch)
 
 Attributes are ``sectio.*`` (see :func:`result_attributes`). Export: OTLP over
 HTTP, configured by the standard ``OTEL_*`` variables (endpoint, headers,
@@ -155,26 +156,51 @@ def current_traceparent() -> str | None:
 
 class TracedIndex:
     """A :class:`~sectio.index.port.VectorIndex` whose queries (:data:`ENGINE_QUERIES`)
-    each run in a ``sectio.engine.<name>`` span; everything else passes through."""
+    each run in a ``sectio.engine.<name>`` span; everything else passes through.
+
+    Build it with :func:`traced_index`: the class it makes defines each query the
+    inner index has, so capability checks (``isinstance(index, DenseScoredFusion)``)
+    answer as they would for the inner index.
+    """
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self._inner, name)
-        if name not in ENGINE_QUERIES or not callable(value):
-            return value
-        return _traced(f"sectio.engine.{name}", value)
+        return getattr(self._inner, name)
 
 
-def _traced(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        with span(name) as current:
-            out = fn(*args, **kwargs)
+#: One traced class per index class (made on first use).
+_TRACED_CLASSES: dict[type, type[TracedIndex]] = {}
+
+
+def _traced_class(inner_type: type) -> type[TracedIndex]:
+    if inner_type in _TRACED_CLASSES:
+        return _TRACED_CLASSES[inner_type]
+    methods = {
+        name: _traced_method(name)
+        for name in ENGINE_QUERIES
+        if callable(getattr(inner_type, name, None))
+    }
+    made = type(f"Traced{inner_type.__name__}", (TracedIndex,), methods)
+    _TRACED_CLASSES[inner_type] = made
+    return made
+
+
+def traced_index(inner: Any) -> TracedIndex:
+    """``inner`` with its queries traced (see :class:`TracedIndex`)."""
+    return _traced_class(type(inner))(inner)
+
+
+def _traced_method(name: str) -> Callable[..., Any]:
+    def call(self: TracedIndex, *args: Any, **kwargs: Any) -> Any:
+        with span(f"sectio.engine.{name}") as current:
+            out = getattr(self._inner, name)(*args, **kwargs)
             hits = out[0] if isinstance(out, tuple) and out else out  # (points, next) or points
             set_attributes(current, {"sectio.hits": len(hits) if isinstance(hits, list) else None})
             return out
 
+    call.__name__ = name
     return call
 
 
@@ -182,7 +208,7 @@ def instrument_collection(collection: Collection) -> Collection:
     """``collection`` with its index's queries traced, when tracing is on (else as is)."""
     if tracer() is None or isinstance(collection.index, TracedIndex):
         return collection
-    collection.index = TracedIndex(collection.index)
+    collection.index = traced_index(collection.index)
     return collection
 
 

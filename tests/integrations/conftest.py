@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 

@@ -87,7 +87,9 @@ def test_503_is_retried_with_the_same_request_id() -> None:
             return httpx.Response(503, json=error, headers={"Retry-After": "0"})
         return httpx.Response(200, json=body)
 
-    client = SectioClient("http://sectio", api_key="k", retry=FAST, transport=httpx.MockTransport(server))
+    client = SectioClient(
+        "http://sectio", api_key="k", retry=FAST, transport=httpx.MockTransport(server)
+    )
     assert client.ask("q", top_k=3).decision == "ABSTAIN"
     assert len(seen) == 3
     assert len({r.headers["x-request-id"] for r in seen}) == 1
@@ -108,6 +110,7 @@ def test_503_after_every_retry_raises_the_named_error() -> None:
 
 def test_async_client_gives_the_same_answers(remote: Remote) -> None:
     remote_url = remote.url
+
     async def both() -> tuple[list[str], list[str]]:
         async with AsyncSectioClient(remote_url, api_key="key-globex", retry=FAST) as client:
             asked = await client.ask(QUESTIONS["section"])

@@ -94,4 +94,6 @@ def test_http_tools_answer_as_the_key_tenant(mcp_http: str) -> None:
     assert globex["tenant"] == "globex"
     assert chunk_ids(globex) == ["globex:aspirin#contraindications#0"]
     assert httpx.post(mcp_http, json={}).status_code == 401
-    assert httpx.post(mcp_http, json={}, headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert (
+        httpx.post(mcp_http, json={}, headers={"Authorization": "Bearer nope"}).status_code == 401
+    )

@@ -17,7 +17,6 @@ from sectio._version import __version__
 from sectio.api.auth import KeyRing
 from sectio.api.errors import install_error_handlers
 from sectio.api.middleware import RequestMiddleware
-from sectio.api.otel import TracingMiddleware
 from sectio.api.routes import ROUTERS
 from sectio.api.state import ApiState
 from sectio.engine import Sectio
@@ -66,7 +65,6 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
     app = FastAPI(title="sectio", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.api = state
     app.add_middleware(RequestMiddleware, max_body_bytes=settings.max_body_bytes)
-    app.add_middleware(TracingMiddleware)  # outermost: OpenTelemetry span per request
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
