@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,9 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.cli import main
 from tests.helpers.servers import QUESTIONS, build_label_home, free_port, running, server_env
+
+# haystack-ai sends usage telemetry (PostHog) unless told not to: never from the tests
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
 CliAnswers = dict[tuple[str, str], dict[str, Any]]
 

@@ -53,9 +53,21 @@ class Query:
 
 
 class Source(Protocol):
-    """Where answers come from; the collection (and, embedded, the tenant) are bound."""
+    """Where answers come from; the collection (and, embedded, the tenant) are bound.
+
+    A context manager: leaving it closes what the source opened (the embedded
+    store it opened from ``home``, the remote clients).
+    """
 
     collection: str
+
+    def close(self) -> None:
+        """Release what the source opened."""
+        ...
+
+    def __enter__(self) -> Source: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
     def ask(self, question: str, query: Query) -> RetrievalResult:
         """The routed answer (:meth:`sectio.Sectio.ask`)."""
@@ -74,16 +86,38 @@ class Source(Protocol):
         ...
 
 
-class LocalSource:
+class _Closing:
+    """``with source: ...`` closes it."""
+
+    def close(self) -> None:
+        """Release what the source opened."""
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalSource(_Closing):
     """Answers from a :class:`sectio.Sectio` in this process (one call at a time).
 
     The async methods run the call on a worker thread; a lock keeps calls into
     the engine one at a time (Qdrant Edge holds the GIL and is not thread-safe).
+    ``owned``: :meth:`close` closes the Sectio (it was opened for this source).
     """
 
-    def __init__(self, sectio: Sectio, *, collection: str, tenant: str) -> None:
+    def __init__(
+        self, sectio: Sectio, *, collection: str, tenant: str, owned: bool = False
+    ) -> None:
         self.sectio, self.collection, self.tenant = sectio, collection, tenant
         self._lock = threading.Lock()
+        self._owned = owned
+
+    def close(self) -> None:
+        if self._owned:
+            with self._lock:
+                self.sectio.close()
 
     def ask(self, question: str, query: Query) -> RetrievalResult:
         with self._lock:
@@ -114,7 +148,7 @@ class LocalSource:
         return await anyio.to_thread.run_sync(functools.partial(self.search, text, query))
 
 
-class RemoteSource:
+class RemoteSource(_Closing):
     """Answers from ``sectio serve`` through :mod:`sectio.client` (the tenant is the key's)."""
 
     def __init__(
@@ -139,6 +173,9 @@ class RemoteSource:
 
     async def asearch(self, text: str, query: Query) -> SearchResult:
         return await self._aclient().search(text, **_search_options(self.collection, query))
+
+    def close(self) -> None:
+        self.client.close()  # an async client's pool closes with its event loop
 
     def _aclient(self) -> Any:
         """The async client of the running event loop (an httpx pool is bound to the loop
@@ -199,7 +236,8 @@ def open_source(
             raise ConfigError("remote mode: the tenant is the API key's, not an argument")
         return RemoteSource(url, api_key=api_key, collection=collection)
     if sectio is None:
-        sectio = Sectio(load_settings().model_copy(update={"home": Path(str(home))}))
+        opened = Sectio(load_settings().model_copy(update={"home": Path(str(home))}))
+        return LocalSource(opened, collection=collection, tenant=tenant, owned=True)
     return LocalSource(sectio, collection=collection, tenant=tenant)
 
 

@@ -77,6 +77,12 @@ class SectioRetriever:
                 tenant=self.tenant,
             )
 
+    def close(self) -> None:
+        """Close the source this component opened (a ``home``'s store, the remote client)."""
+        if self._source is not None:
+            self._source.close()
+            self._source = None
+
     @component.output_types(documents=list[Document], decision=str | None, reason=str | None)
     def run(self, query: str, top_k: int | None = None) -> dict[str, Any]:
         """Retrieve for ``query`` (``top_k`` overrides the configured one for this run)."""
