@@ -48,6 +48,10 @@ if TYPE_CHECKING:
     from sectio.index.collection import Collection
 
 AttrValue = str | int | float | bool
+#: Provider types that mean "nothing installed": no spans.
+_NO_PROVIDER: tuple[type, ...] = (
+    (_trace.ProxyTracerProvider, _trace.NoOpTracerProvider) if _trace is not None else ()
+)
 TRACER_NAME = "sectio"
 
 #: The engine calls that read (each gets a ``sectio.engine.<name>`` span).
@@ -69,25 +73,27 @@ def tracer() -> Tracer | None:
     if _trace is None:
         return None
     provider = _trace.get_tracer_provider()
-    if isinstance(provider, _trace.ProxyTracerProvider | _trace.NoOpTracerProvider):
+    if type(provider) in _NO_PROVIDER:
         return None
     from sectio._version import __version__
 
     return provider.get_tracer(TRACER_NAME, __version__)
 
 
-@contextlib.contextmanager
-def span(name: str, attributes: Mapping[str, AttrValue] | None = None) -> Iterator[Span | None]:
+_OFF: contextlib.nullcontext[None] = contextlib.nullcontext()
+
+
+def span(
+    name: str, attributes: Mapping[str, AttrValue] | None = None
+) -> contextlib.AbstractContextManager[Span | None]:
     """A span named ``name`` under the current one (None and nothing done when tracing is off).
 
     An exception escaping the block is recorded on the span and re-raised.
     """
     t = tracer()
     if t is None:
-        yield None
-        return
-    with t.start_as_current_span(name, attributes=dict(attributes or {})) as current:
-        yield current
+        return _OFF
+    return t.start_as_current_span(name, attributes=dict(attributes or {}))
 
 
 def set_attributes(current: Span | None, attributes: Mapping[str, AttrValue | None]) -> None:
