@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sectio import telemetry
 from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.result import Evidence, RetrievalResult, SearchResult
 from sectio.embed.cache import CachedEmbedder
@@ -108,7 +109,8 @@ class Sectio(OpsFacade):
     def collection(self, name: str = DEFAULT_COLLECTION) -> Collection:
         """An open, gated collection (opened once, kept open)."""
         if name not in self._open:
-            self._open[name] = open_collection(self.backend, name, self.embedder)
+            coll = open_collection(self.backend, name, self.embedder)
+            self._open[name] = telemetry.instrument_collection(coll)  # engine-query spans
         return self._open[name]
 
     def release(self, name: str) -> None:
@@ -310,17 +312,19 @@ class Sectio(OpsFacade):
             UnknownFilter: an unknown filter key.
             ConfigError: an unknown mode.
         """
-        result = run_search(
-            self.collection(collection),
-            self.embedder,
-            query,
-            tenant=tenant,
-            top_k=top_k,
-            mode=mode,
-            filters=filters,
-            params=FusionParams.from_settings(self.settings),
-            guard=self.tenant_guard,
-        )
+        with telemetry.call_span("search", collection, tenant) as span:
+            result = run_search(
+                self.collection(collection),
+                self.embedder,
+                query,
+                tenant=tenant,
+                top_k=top_k,
+                mode=mode,
+                filters=filters,
+                params=FusionParams.from_settings(self.settings),
+                guard=self.tenant_guard,
+            )
+            telemetry.set_attributes(span, telemetry.result_attributes(result))
         if record:
             self.record("search", result)
         return result
@@ -434,14 +438,16 @@ class Sectio(OpsFacade):
             ConfigError: an empty question, an unknown ``turn_type``, or one the
                 collection's engine cannot honour.
         """
-        result = self.router(collection).ask(
-            question,
-            tenant=tenant,
-            doc_id=doc_id,
-            section_key=section_key,
-            turn_type=turn_type,
-            top_k=top_k,
-        )
+        with telemetry.call_span("ask", collection, tenant) as span:
+            result = self.router(collection).ask(
+                question,
+                tenant=tenant,
+                doc_id=doc_id,
+                section_key=section_key,
+                turn_type=turn_type,
+                top_k=top_k,
+            )
+            telemetry.set_attributes(span, telemetry.result_attributes(result))
         if record:
             self.record("ask", result, conversation_id=conversation_id)
         return result
@@ -462,7 +468,9 @@ class Sectio(OpsFacade):
             CollectionNotFound: no such collection.
             ConfigError: an empty phrase.
         """
-        result = self.router(collection).lookup(phrase, tenant=tenant)
+        with telemetry.call_span("lookup", collection, tenant) as span:
+            result = self.router(collection).lookup(phrase, tenant=tenant)
+            telemetry.set_attributes(span, telemetry.result_attributes(result))
         if record:
             self.record("lookup", result)
         return result

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from sectio import telemetry
 from sectio.context import request_context
 from sectio.settings import Settings
 
@@ -126,7 +127,10 @@ class OpsFacade:
         except Exception as exc:  # a bad URL must not break retrieval either
             logging.getLogger("sectio.ops").warning("trace not written: %s", exc)
             return
-        for entry, trace_id in zip(entries, store.try_record_traces(entries), strict=True):
+        with telemetry.span("sectio.trace_write", {"sectio.traces": len(entries)}) as span:
+            written = store.try_record_traces(entries)
+            telemetry.set_attributes(span, {"sectio.written": sum(1 for t in written if t)})
+        for entry, trace_id in zip(entries, written, strict=True):
             entry.result.trace_id = trace_id
 
     def feedback(

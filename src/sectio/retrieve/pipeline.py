@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from sectio import telemetry
 from sectio.contract.request import AskRequest
 from sectio.contract.result import RetrievalResult
 from sectio.embed.port import Embedder
@@ -155,8 +156,9 @@ class Router:
         started = time.perf_counter()
         scope = self.scope(tenant)
         turn = Turn(request)
-        for _name, stage in self.stages:
-            stage(scope, turn)
+        for name, stage in self.stages:
+            with telemetry.stage_span(name, turn):  # OpenTelemetry: no-op when tracing is off
+                stage(scope, turn)
         outcome = turn.outcome
         assert outcome is not None and turn.decision is not None  # the route and decide stages
         turn.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
@@ -196,7 +198,8 @@ class Router:
         for route in self.routes:
             if route.needs_resolution and turn.resolution is None:
                 t0 = time.perf_counter()
-                turn.resolution = self.resolver.resolve(scope, turn)
+                with telemetry.span("sectio.resolve"):
+                    turn.resolution = self.resolver.resolve(scope, turn)
                 turn.timings["resolve"] = round((time.perf_counter() - t0) * 1000, 3)
             outcome = route.run(scope, turn)
             if outcome is not None:

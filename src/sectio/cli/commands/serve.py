@@ -35,6 +35,7 @@ def serve(state: Context, host: str, port: int, insecure_no_auth: bool) -> None:
     """Serve the HTTP API (OpenAPI at /docs) and the playground at /."""
     import uvicorn
 
+    from sectio import telemetry
     from sectio.api.app import create_app
     from sectio.api.auth import KeyRing
     from sectio.api.middleware import JsonFormatter
@@ -54,4 +55,5 @@ def serve(state: Context, host: str, port: int, insecure_no_auth: bool) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
+    telemetry.setup_from_env()  # OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
