@@ -11,7 +11,6 @@ downloaded.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from collections.abc import Sequence
 from importlib import resources
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from sectio.embed.port import Matrix, Vector
+from sectio.embed.runtime import onnx_cache_dir
 from sectio.errors import EmbeddingError
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -130,7 +130,6 @@ class MiniLMEmbedder:
         Raises:
             EmbeddingError: weights missing or altered, or the tokenizer unreadable.
         """
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from tokenizers import Tokenizer
 
         self.max_length = max_length
@@ -138,6 +137,7 @@ class MiniLMEmbedder:
         self.batch_tokens = batch_tokens
         self.model_id = MODEL_ID
         self._threads = threads
+        self._fastembed_cache = onnx_cache_dir(cache_dir)
         self._model_dir = prepare_model_dir(cache_dir)
         self._model: Any = None
         try:
@@ -161,6 +161,7 @@ class MiniLMEmbedder:
                 model = TextEmbedding(
                     model_name="sentence-transformers/all-MiniLM-L6-v2",
                     specific_model_path=str(self._model_dir),
+                    cache_dir=str(self._fastembed_cache),
                     threads=self._threads,
                     lazy_load=False,
                 )
