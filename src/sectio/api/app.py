@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from sectio._version import __version__
 from sectio.api.auth import KeyRing
 from sectio.api.errors import install_error_handlers
+from sectio.api.json_body import JsonBodyDefault
 from sectio.api.middleware import RequestMiddleware
 from sectio.api.routes import ROUTERS
 from sectio.api.state import ApiState
@@ -64,6 +65,7 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
     state = ApiState(settings, sectio or Sectio(settings), keys, owns_engine=sectio is None)
     app = FastAPI(title="sectio", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.api = state
+    app.add_middleware(JsonBodyDefault)
     app.add_middleware(RequestMiddleware, max_body_bytes=settings.max_body_bytes)
     install_error_handlers(app)
     for router in ROUTERS:
