@@ -209,7 +209,12 @@ def test_docs_render_offline_and_authorize_in_headless_chromium(server: str) -> 
         page.click("#operations-collections-collections_v1_collections_get .opblock-summary")
         page.click("button.try-out__btn")
         page.click("button.execute")
-        page.wait_for_selector(".live-responses-table tr.response .response-col_status", timeout=30_000)
-        assert page.inner_text(".live-responses-table tr.response .response-col_status").strip() == "200"
+        page.wait_for_selector(
+            ".live-responses-table tr.response .response-col_status", timeout=30_000
+        )
+        assert (
+            page.inner_text(".live-responses-table tr.response .response-col_status").strip()
+            == "200"
+        )
         browser.close()
     assert outside == []
