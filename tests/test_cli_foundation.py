@@ -98,6 +98,27 @@ def test_every_command_has_help() -> None:
         assert command.help, f"sectio {name} has no help text"
 
 
+def test_json_and_collection_options_are_where_the_readme_says() -> None:
+    """README: every command but serve takes --json; all but the store commands --collection."""
+    from sectio.cli.base import cli
+
+    def has(option: str) -> set[str]:
+        return {
+            name
+            for name, command in cli.commands.items()
+            if any(option in getattr(p, "opts", []) for p in command.params)
+        }
+
+    assert set(cli.commands) - has("--json") == {"serve"}
+    assert set(cli.commands) - has("--collection") == {
+        "serve",
+        "migrate",
+        "traces",
+        "feedback",
+        "purge",
+    }
+
+
 @pytest.mark.slow
 def test_demo_runs_offline_with_the_real_model(tmp_path: Path) -> None:
     env_home = tmp_path / "home"
