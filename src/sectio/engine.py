@@ -331,6 +331,9 @@ class Sectio(OpsFacade):
         ``doc_id``, ``section_key``, ``chunk_kind``, ``tags`` (any of),
         ``metadata.domain``, ``metadata.subdomain`` and ``path`` (prefix). Each
         hit's ``score`` is its dense cosine similarity (0.0 for a lexical-only hit).
+        On a docs collection (its profile's engine is the docs planner) only D0, the
+        doc chunks, is searched unless ``filters`` names a ``layer`` (``"all"``:
+        every layer, D0-D5); ``details["layers"]`` says which.
         See :mod:`sectio.retrieve.search`. ``record`` (default: ``write_traces``)
         writes the trace; the server passes False and writes it off the engine
         thread (:meth:`record`).
@@ -339,8 +342,10 @@ class Sectio(OpsFacade):
             UnknownFilter: an unknown filter key.
             ConfigError: an unknown mode.
         """
+        coll = self.collection(collection)
+        filters, layers = search_layers(coll.profile, filters)
         result = run_search(
-            self.collection(collection),
+            coll,
             self.embedder,
             query,
             tenant=self._tenant(tenant),
@@ -350,6 +355,8 @@ class Sectio(OpsFacade):
             params=FusionParams.from_settings(self.settings),
             guard=self.tenant_guard,
         )
+        if layers is not None:
+            result.details["layers"] = layers
         if self._records(record):
             self.record("search", result)
         return result
@@ -633,6 +640,28 @@ class Sectio(OpsFacade):
 def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:
     """A manifest as plain data, without its profile (what info and the API show)."""
     return manifest.model_dump(mode="json", exclude={"profile"}) if manifest else None
+
+
+def search_layers(
+    profile: CorpusProfile, filters: Filters | None
+) -> tuple[Filters | None, list[str] | str | None]:
+    """The filters a plain search runs with, and the layers it reads (None: not layered).
+
+    A docs collection's D1-D5 entries are derived index rows (catalog, facts,
+    entities, workflows, relations) for the planner; a plain search reads D0,
+    the documents' own chunks, unless ``filters`` names a ``layer`` or ``"all"``.
+    """
+    if profile.engine != "docs_planner":
+        return filters, None
+    given = dict(filters or {})
+    layer = given.get("layer")
+    wanted = [layer] if isinstance(layer, str) else list(layer or [])
+    if "all" in wanted:
+        given.pop("layer")
+        return given, "all"
+    if not wanted:
+        given["layer"] = wanted = ["D0"]
+    return given, [str(v) for v in wanted]
 
 
 def _default_profile(fmt: str | None, path: Path) -> str:
