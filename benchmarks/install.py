@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--editable", action="store_true", help="pip install -e (as make does)")
     parser.add_argument("specs", nargs="*", default=["", "[server]", "[dev]"])
     args = parser.parse_args()
-    print(f"| source | install | seconds | MB | packages |\n|---|---|---|---|---|")
+    print("| source | install | seconds | MB | packages |\n|---|---|---|---|---|")
     for spec in args.specs:
         seconds, mb, packages = measure(args.source.resolve(), spec, args.editable)
         what = f"pip install {'-e ' if args.editable else ''}.{spec}"
