@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -17,6 +15,7 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
+from sectio.cli.progress import progress_reporter
 from sectio.eval import (
     EVAL_MODES,
     LEVELS,
@@ -25,21 +24,6 @@ from sectio.eval import (
     load_queries,
     write_per_query,
 )
-
-
-def _progress(enabled: bool) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
-    if not enabled:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(total=0, desc="eval", unit="q", file=sys.stderr, leave=False)
-
-    def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
-    return update, bar.close
 
 
 @cli.command(name="eval")
@@ -94,7 +78,7 @@ def eval_command(
     """
     judged = load_qrels(qrels)
     texts = load_queries(queries)
-    progress, done = _progress(sys.stderr.isatty())
+    progress, done = progress_reporter("eval", "queries", enabled=not as_json)
     try:
         report, rows = evaluate(
             state.sectio,
