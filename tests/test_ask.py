@@ -200,7 +200,8 @@ def test_ask_writes_a_trace_and_a_conversation_turn(tmp_path: Path) -> None:
         assert turns[0].line == "metformin dose"
         assert {t.trace_id for t in turns} == {result.trace_id}
         assert s.ops.conversation("conv-1", tenant="other") == []
-        assert s.lookup("gout", collection="en", tenant="default").trace_id is not None
+        assert s.lookup("gout", collection="en", tenant="default").trace_id is None  # not asked
+        assert s.lookup("gout", collection="en", record=True).trace_id is not None
 
 
 @pytest.mark.parametrize("profile", ["docs", "docs_argocd"])

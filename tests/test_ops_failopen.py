@@ -27,9 +27,9 @@ CONNECT_BOUND_S = 2.0  # the default connect timeout; libpq's floor is 2 s
 
 
 def make_sectio(home: Path, corpus: None, **settings: Any) -> Sectio:
-    """A Sectio over ``home`` (which already holds the ingested corpus)."""
+    """A Sectio over ``home`` (which already holds the ingested corpus), writing traces."""
     del corpus
-    return Sectio(Settings(home=home, embedder="fake", **settings))
+    return Sectio(Settings(home=home, embedder="fake", **settings), write_traces=True)
 
 
 @pytest.fixture(scope="module")

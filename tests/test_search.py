@@ -41,6 +41,7 @@ def filtered_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
             tags=["adult", "oral"],
             metadata={"domain": "pharma", "subdomain": "nsaid"},
             path="docs/guide/dose.md",
+            layer="D0",
         ),
         chunk(
             "d1",
@@ -161,6 +162,7 @@ FILTER_CASES: list[tuple[dict[str, Any], set[str]]] = [
     ({"path": "docs/"}, {"d1#dosage#0", "d1#dosage#1", "d2#warnings#0"}),
     ({"path": "docs/safety"}, {"d2#warnings#0"}),
     ({"doc_id": "d1", "chunk_kind": "prose"}, {"d1#dosage#0"}),
+    ({"layer": "D0"}, {"d1#dosage#0"}),
 ]
 
 

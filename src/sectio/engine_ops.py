@@ -39,6 +39,7 @@ class OpsFacade:
     """
 
     settings: Settings
+    default_tenant: str
     _ops: OpsStore | None
     _ops_lock: threading.Lock
 
@@ -138,7 +139,7 @@ class OpsFacade:
         trace_id: str,
         rating: str,
         *,
-        tenant: str,
+        tenant: str | None = None,
         comment: str | None = None,
         conversation_id: str | None = None,
     ) -> Feedback:
@@ -146,14 +147,18 @@ class OpsFacade:
 
         One feedback per trace; a second call replaces it. ``tenant`` is the
         caller's resolved tenant (the API key's): another tenant's trace reads
-        as unknown. See :meth:`sectio.ops.OpsStore.submit_feedback`.
+        as unknown (None: the default tenant). See :meth:`sectio.ops.OpsStore.submit_feedback`.
 
         Raises:
             TraceNotFound: no such trace for ``tenant``.
             InvalidInput: an unknown rating or a comment over 2000 characters.
         """
         return self.ops.submit_feedback(
-            trace_id, rating, tenant=tenant, comment=comment, conversation_id=conversation_id
+            trace_id,
+            rating,
+            tenant=self.default_tenant if tenant is None else tenant,
+            comment=comment,
+            conversation_id=conversation_id,
         )
 
     def trace(self, trace_id: str, *, tenant: str | None) -> dict[str, Any] | None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 try:  # the API alone: spans need a provider installed, see the module doc
     from opentelemetry import trace as _trace
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
 
     from sectio.contract.result import RetrievalResult, SearchResult
-    from sectio.index.collection import Collection
 
 AttrValue = str | int | float | bool
 #: Provider types that mean "nothing installed": no spans.
@@ -210,8 +209,16 @@ def _traced_method(name: str) -> Callable[..., Any]:
     return call
 
 
-def instrument_collection(collection: Collection) -> Collection:
-    """``collection`` with its index's queries traced, when tracing is on (else as is)."""
+class _HasIndex(Protocol):
+    index: Any
+
+
+_C = TypeVar("_C", bound=_HasIndex)
+
+
+def instrument_collection(collection: _C) -> _C:
+    """``collection`` (an open collection) with its index's queries traced, when tracing
+    is on (else as is). Typed structurally: this module sits below the index layer."""
     if tracer() is None or isinstance(collection.index, TracedIndex):
         return collection
     collection.index = traced_index(collection.index)

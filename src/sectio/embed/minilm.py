@@ -21,6 +21,7 @@ import numpy as np
 
 from sectio._files import file_sha256
 from sectio.embed.port import Matrix, Vector
+from sectio.embed.runtime import onnx_cache_dir
 from sectio.errors import EmbeddingError
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -130,6 +131,7 @@ class MiniLMEmbedder:
         self.batch_tokens = batch_tokens
         self.model_id = MODEL_ID
         self._threads = threads
+        self._fastembed_cache = onnx_cache_dir(cache_dir)
         self._model_dir = prepare_model_dir(cache_dir)
         self._model: Any = None
         try:
@@ -153,6 +155,7 @@ class MiniLMEmbedder:
                 model = TextEmbedding(
                     model_name="sentence-transformers/all-MiniLM-L6-v2",
                     specific_model_path=str(self._model_dir),
+                    cache_dir=str(self._fastembed_cache),
                     threads=self._threads,
                     lazy_load=False,
                 )

@@ -6,8 +6,6 @@ against each question's ``expect`` (answer or abstain); no qrels needed.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -21,6 +19,7 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
+from sectio.cli.progress import progress_reporter
 from sectio.eval import (
     EVAL_MODES,
     LEVELS,
@@ -31,21 +30,6 @@ from sectio.eval import (
 )
 from sectio.eval.answerability import evaluate_answerability, load_questions, write_rows
 from sectio.eval.harness import EvalReport
-
-
-def _progress(enabled: bool) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
-    if not enabled:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(total=0, desc="eval", unit="q", file=sys.stderr, leave=False)
-
-    def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
-    return update, bar.close
 
 
 @cli.command(name="eval")
@@ -123,7 +107,7 @@ def eval_command(
         raise click.UsageError("QRELS is required (or pass --answerability)")
     judged = load_qrels(qrels)
     texts = load_queries(queries)
-    progress, done = _progress(sys.stderr.isatty())
+    progress, done = progress_reporter("eval", "queries", enabled=not as_json)
     try:
         report, rows = evaluate(
             state.sectio,
@@ -167,7 +151,7 @@ def _answerability(
     as_json: bool,
 ) -> None:
     questions = load_questions(queries, group_key=group_by)
-    progress, done = _progress(sys.stderr.isatty())
+    progress, done = progress_reporter("eval", "questions", enabled=not as_json)
     try:
         report, rows = evaluate_answerability(
             state.sectio, questions, collection=collection, tenant=tenant, progress=progress

@@ -10,6 +10,7 @@ import click
 
 from sectio.cli.base import Context, cli, pass_state
 from sectio.errors import ConfigError
+from sectio.extras import require_extra
 
 
 def is_loopback(host: str) -> bool:
@@ -32,7 +33,11 @@ def is_loopback(host: str) -> bool:
 )
 @pass_state
 def serve(state: Context, host: str, port: int, insecure_no_auth: bool) -> None:
-    """Serve the HTTP API (OpenAPI at /docs) and the playground at /."""
+    """Serve the HTTP API (OpenAPI at /docs) and the playground at /.
+
+    Needs the ``server`` extra: ``pip install 'sectio[server]'``.
+    """
+    require_extra("server", "fastapi", "uvicorn", "prometheus_client", "fastapi_offline")
     import uvicorn
 
     from sectio import telemetry
