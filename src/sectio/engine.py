@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sectio.contract.bounds import InputLimits
+from sectio.contract.names import check_collection_name
 from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.result import Evidence, RetrievalResult, SearchResult
 from sectio.embed.cache import CachedEmbedder
@@ -105,8 +107,13 @@ class Sectio(OpsFacade):
         return self._embedder
 
     def collection(self, name: str = DEFAULT_COLLECTION) -> Collection:
-        """An open, gated collection (opened once, kept open)."""
+        """An open, gated collection (opened once, kept open).
+
+        Raises:
+            ContractError: ``name`` is not a valid collection name.
+        """
         if name not in self._open:
+            check_collection_name(name)
             self._open[name] = open_collection(self.backend, name, self.embedder)
         return self._open[name]
 
@@ -148,12 +155,18 @@ class Sectio(OpsFacade):
         """Read, validate and load a source into ``collection``; see :mod:`sectio.ingest.loader`.
 
         ``tenant`` assigns a BEIR or Markdown source to a tenant (see
-        :func:`sectio.ingest.readers.read_source`).
+        :func:`sectio.ingest.readers.read_source`). The source is read under the
+        configured input bounds (``SECTIO_MAX_*``); without ``profile``, a Markdown
+        source gets ``docs`` and any other ``generic``.
+
+        Raises:
+            ContractError: an invalid collection name or source (names file, line, field).
         """
+        check_collection_name(collection)
         prof = (
             profile
-            if isinstance(profile, CorpusProfile)
-            else load_profile(profile if profile is not None else _default_profile(fmt, Path(path)))
+            if isinstance(profile, CorpusProfile) or profile is None
+            else load_profile(profile)
         )
         source = Path(path)
         result = read_source(
@@ -163,9 +176,10 @@ class Sectio(OpsFacade):
             count=self.embedder.count_tokens,
             tenant=tenant,
             starts=self.embedder.token_starts,
+            limits=InputLimits.from_settings(self.settings),
         )
-        if profile is None and result.format == "markdown":
-            prof = load_profile("docs")
+        if prof is None:
+            prof = load_profile("docs" if result.format == "markdown" else "generic")
         self.release(collection)
         return load_records(
             self.backend,
@@ -179,6 +193,7 @@ class Sectio(OpsFacade):
             dense_window_tokens=self.settings.dense_window_tokens,
             source=str(source),
             fmt=result.format,
+            detected=result.detected,
             progress=progress,
         )
 
@@ -189,11 +204,11 @@ class Sectio(OpsFacade):
 
     def has_collection(self, name: str) -> bool:
         """Whether the configured store holds a collection ``name``."""
-        return self.backend.exists(name)
+        return self.backend.exists(check_collection_name(name))
 
     def info(self, name: str | None = None) -> dict[str, Any]:
         """Collections with their manifests and counts (one collection if ``name``)."""
-        names = [name] if name else self.collection_names()
+        names = [check_collection_name(name)] if name else self.collection_names()
         out: list[dict[str, Any]] = []
         for n in names:
             if not self.backend.exists(n):
@@ -513,6 +528,7 @@ class Sectio(OpsFacade):
 
     def restore(self, in_file: str | Path, *, collection: str = DEFAULT_COLLECTION) -> Manifest:
         """Restore a snapshot as ``collection`` after checking checksums and the manifest gate."""
+        check_collection_name(collection)
         self.release(collection)
         embedder = self.embedder
 
@@ -545,6 +561,7 @@ class Sectio(OpsFacade):
         """
         from sectio.index.transfer import export_collection, serving_gate
 
+        check_collection_name(as_name or collection)
         self.release(collection)
         return export_collection(
             self.backend,
@@ -578,6 +595,7 @@ class Sectio(OpsFacade):
         """
         from sectio.index.transfer import import_collection, serving_gate
 
+        check_collection_name(collection)
         self.release(collection)
         return import_collection(
             self.backend,
@@ -598,11 +616,3 @@ class Sectio(OpsFacade):
 def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:
     """A manifest as plain data, without its profile (what info and the API show)."""
     return manifest.model_dump(mode="json", exclude={"profile"}) if manifest else None
-
-
-def _default_profile(fmt: str | None, path: Path) -> str:
-    if fmt == "markdown" or (
-        fmt is None and path.is_dir() and not (path / "corpus.jsonl").exists()
-    ):
-        return "docs"
-    return "generic"
