@@ -64,7 +64,7 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
     state = ApiState(settings, sectio or Sectio(settings), keys, owns_engine=sectio is None)
     app = FastAPI(title="sectio", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.api = state
-    app.add_middleware(RequestMiddleware, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestMiddleware, max_body_bytes=settings.max_body_bytes, keys=keys)
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)

@@ -131,9 +131,7 @@ class CachedEmbedder:
             self.writable = False
             self._db = _open_read_only(path)
             mode = "read-only" if self._db is not None else "off"
-            log.warning(
-                "embedding cache %s: %s (%s); new vectors are not stored", mode, path, exc
-            )
+            log.warning("embedding cache %s: %s (%s); new vectors are not stored", mode, path, exc)
 
     def _lookup(self, keys: list[str]) -> dict[str, Vector]:
         found: dict[str, Vector] = {}

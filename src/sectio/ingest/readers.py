@@ -199,9 +199,7 @@ def read_source(
     records = readers[found.format]()
     if tenant is not None and tenant != "default":
         records = [_for_tenant(r, tenant) for r in records]
-    return ReadResult(
-        records=records, format=found.format, source=str(path), detected=found.reason
-    )
+    return ReadResult(records=records, format=found.format, source=str(path), detected=found.reason)
 
 
 def _for_tenant(record: ChunkRecord, tenant: str) -> ChunkRecord:
