@@ -208,7 +208,7 @@ class Sectio(OpsFacade):
 
     def info(self, name: str | None = None) -> dict[str, Any]:
         """Collections with their manifests and counts (one collection if ``name``)."""
-        names = [check_collection_name(name)] if name else self.collection_names()
+        names = [check_collection_name(name)] if name is not None else self.collection_names()
         out: list[dict[str, Any]] = []
         for n in names:
             if not self.backend.exists(n):

@@ -300,11 +300,10 @@ def sniff(path: Path, max_bytes: int = 32 * 2**20) -> Sniffed:
                 stripped = text.lstrip(_WS)
                 if not stripped:
                     return Sniffed("empty", gz)
-                if "\x00" in text or len(text) < len(head) // 2:
-                    return Sniffed("binary", gz)
                 container = _container(stripped)
                 if container == "text":
-                    return Sniffed("text", gz)
+                    binary = "\x00" in text or len(text) < len(head) // 2
+                    return Sniffed("binary" if binary else "text", gz)
                 decoded, keys = _first_object_keys(stripped, container)
                 whole_line = container == "jsonl" and "\n" in stripped
                 if decoded or whole_line or len(head) < want or want >= max_bytes:
