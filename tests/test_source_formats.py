@@ -100,9 +100,7 @@ def _mixed(root: Path) -> Path:
     root.mkdir()
     (root / "part1.json").write_text(json.dumps(rows(2, "a")))
     (root / "sub").mkdir()
-    (root / "sub" / "part2.jsonl").write_text(
-        jsonl([chunk("doc2", "s", 0, "b")])
-    )
+    (root / "sub" / "part2.jsonl").write_text(jsonl([chunk("doc2", "s", 0, "b")]))
     (root / "README.md").write_text("# About this export\n\nNot data.\n")
     (root / "logo.png").write_bytes(b"\x89PNG\r\n")
     return root
