@@ -82,14 +82,15 @@ def _is_markdown(path: Path) -> bool:
     return path.name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
-def _walk(root: Path) -> list[Path]:
-    """Every regular file under ``root`` outside skipped folders, in path order."""
+def tree_files(root: Path, pattern: str = "*") -> list[Path]:
+    """Every regular file under ``root`` matching ``pattern``, outside hidden and
+    :data:`SKIP_DIRS` folders, in path order (links to folders are not followed)."""
     files = []
-    for p in root.rglob("*"):
+    for p in root.rglob(pattern):
         rel = p.relative_to(root).parts
         if any(part.startswith(".") or part in SKIP_DIRS for part in rel[:-1]):
             continue
-        if p.is_file() and not p.name.startswith("."):
+        if p.is_file():
             files.append(p)
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
@@ -120,7 +121,9 @@ def _split_folder(root: Path) -> tuple[list[Path], list[Path], list[Path], dict[
     chunks: list[Path] = []
     other_json: list[Path] = []
     sniffed: dict[Path, Sniffed] = {}
-    for f in _walk(root):
+    for f in tree_files(root):
+        if f.name.startswith("."):
+            continue
         if f.suffix == ".md":  # what the Markdown reader reads in a folder
             markdown.append(f)
         elif _is_record_file(f):
@@ -197,4 +200,4 @@ def detect_source(path: Path, fmt: str | None = None) -> Detection:
     return _detect_file(path, fmt)
 
 
-__all__ = ["FORMATS", "Detection", "detect_source"]
+__all__ = ["FORMATS", "Detection", "detect_source", "tree_files"]

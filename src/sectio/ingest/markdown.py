@@ -41,6 +41,7 @@ from sectio.contract.bounds import InputLimits
 from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
 from sectio.errors import ContractError
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
+from sectio.ingest.detect import tree_files
 from sectio.ingest.md_parse import Block, ParsedDoc, Section, parse_markdown
 from sectio.ingest.sources import read_text
 
@@ -48,7 +49,6 @@ from sectio.ingest.sources import read_text
 DOC_ROOTS = ("docs", "doc", "documentation")
 #: Folders that hold one folder per domain (``docs/domains/billing/x.md`` -> ``billing``).
 DOMAIN_CONTAINERS = ("domains",)
-_SKIP_DIRS = ("node_modules", "site", "__pycache__")
 _LIMITS = InputLimits()
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 
@@ -179,14 +179,7 @@ def _file_target(source: str, href: str, root: Path) -> str | None:
 
 
 def _markdown_files(root: Path) -> list[Path]:
-    files = []
-    for p in root.rglob("*.md"):
-        rel = p.relative_to(root).parts
-        if any(part.startswith(".") or part in _SKIP_DIRS for part in rel[:-1]):
-            continue
-        if p.is_file():
-            files.append(p)
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+    return tree_files(root, "*.md")
 
 
 def _include_reader(root: Path, source: Path) -> Any:
