@@ -17,6 +17,7 @@ present) writes nothing: it reports ``converged`` with ``upserted=0``.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -132,10 +133,9 @@ def _plan_load(
     backend: IndexBackend,
     name: str,
     records: Sequence[ChunkRecord],
-    embedder: CachedEmbedder,
     profile: CorpusProfile,
     replace: bool,
-    build: Callable[[LexicalEncoder, str], Manifest],
+    build: Callable[..., Manifest],
 ) -> _Plan:
     """Steps 1-2: the incoming manifest and the compatibility gate (nothing written).
 
@@ -150,7 +150,8 @@ def _plan_load(
     existing = backend.read_manifest(name) if exists else None
     # The BM25 fit (a tokenizer pass over the corpus) only matters if we write.
     sparse = None if _known_fit(lexical, existing, digest) else lexical.fit_documents(texts)
-    plan = _Plan("created", True, build(lexical, digest), lexical, texts, sparse)
+    manifest = build(lexical, profile, digest=digest)
+    plan = _Plan("created", True, manifest, lexical, texts, sparse)
     if not exists:
         return plan
     if existing is None:
@@ -222,7 +223,9 @@ def _write_points(
     dense_window_tokens: int,
     progress: ProgressFn | None,
 ) -> int:
-    """Steps 5-6: embed and upsert every record in batches; returns how many were written."""
+    """Steps 4-6: the manifest, then every record embedded and upserted in batches;
+    returns how many points were written."""
+    target.write_manifest(plan.manifest)
     sparse = plan.sparse if plan.sparse is not None else plan.lexical.fit_documents(plan.texts)
     total = len(records)
     upserted = 0
@@ -298,24 +301,19 @@ def load_records(
             detected=detected,
         )
 
-    def build(lexical: LexicalEncoder, digest: str) -> Manifest:
-        return build_manifest(
-            name,
-            records,
-            embedder,
-            lexical,
-            profile,
-            quantization=quantization,
-            dense_window_tokens=dense_window_tokens,
-            batch_size=batch_size,
-            source=source,
-            digest=digest,
-        )
-
-    plan = _plan_load(backend, name, records, embedder, profile, replace, build)
+    build = functools.partial(
+        build_manifest,
+        name,
+        records,
+        embedder,
+        quantization=quantization,
+        dense_window_tokens=dense_window_tokens,
+        batch_size=batch_size,
+        source=source,
+    )
+    plan = _plan_load(backend, name, records, profile, replace, build)
     if plan.unchanged_count is not None:
         return report(plan.action, upserted=0, count=plan.unchanged_count)
-    # (c) create (or open in place), (d) manifest.
     spec = IndexSpec(
         dimensions=embedder.dimensions,
         sparse_names=plan.lexical.names,
@@ -323,23 +321,40 @@ def load_records(
         multivector=dense_window_tokens > 0,
     )
     target = backend.load_target(name, spec, staged=plan.staged)
-    try:
-        target.write_manifest(plan.manifest)
-        upserted = _write_points(
+    upserted, count = _fill(
+        target,
+        name,
+        len(records),
+        lambda: _write_points(
             target, records, plan, embedder, batch_size, dense_window_tokens, progress
-        )
-        # (g) the count gate.
+        ),
+    )
+    return report(plan.action, upserted=upserted, count=count)
+
+
+def _fill(
+    target: LoadTarget, name: str, expected: int, write: Callable[[], int]
+) -> tuple[int, int]:
+    """Steps 4-7 on ``target``: ``write`` (manifest and points; returns how many points),
+    the count gate, optimize, then the switch live. Any failure aborts the target, so
+    the store stays as it was. Returns ``(written, count)``.
+
+    Raises:
+        CountMismatch: the target's count is not ``expected`` after the writes.
+    """
+    try:
+        written = write()
         count = target.index.count()
-        if count != len(records):
+        if count != expected:
             raise CountMismatch(
-                f"collection {name!r} holds {count} points after the load, expected {len(records)}"
+                f"collection {name!r} holds {count} points after the load, expected {expected}"
             )
         target.index.optimize()
         target.commit()
     except BaseException:
         target.abort()
         raise
-    return report(plan.action, upserted=upserted, count=count)
+    return written, count
 
 
 def _per_chunk(vectors: np.ndarray, windows: Sequence[Sequence[str]]) -> list[np.ndarray]:
