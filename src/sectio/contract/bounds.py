@@ -26,10 +26,11 @@ Example:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sectio.settings import Settings
@@ -130,4 +131,77 @@ def check_value(data: object, limits: InputLimits) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["INT64_MAX", "INT64_MIN", "InputLimits", "check_string", "check_value"]
+#: A ``\u0000`` or surrogate escape: the only way a JSON text spells a NUL or a lone
+#: surrogate (a raw NUL byte is refused before decoding).
+_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+
+
+class BoundedDecoder:
+    """A JSON decoder that notes numbers out of bounds while it decodes, so that
+    :meth:`check` walks a value only when it could be out of bounds.
+
+    The common record is not walked: the number hooks, a substring test for
+    escapes (backslash-u) and two counts cost a fraction of the walk (benchmarks/readers.py).
+
+    Example:
+        >>> d = BoundedDecoder(InputLimits())
+        >>> value, _ = d.raw_decode('{"n": 1e400}', 0)
+        >>> d.check('{"n": 1e400}', value)
+        ('n', 'not a finite number (inf)')
+    """
+
+    def __init__(self, limits: InputLimits) -> None:
+        self.limits = limits
+        self._flagged = False
+        self._decoder = json.JSONDecoder(
+            parse_int=self._int, parse_float=self._float, parse_constant=self._constant
+        )
+
+    def _int(self, text: str) -> int:
+        value = int(text)
+        if not INT64_MIN <= value <= INT64_MAX:
+            self._flagged = True
+        return value
+
+    def _float(self, text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            self._flagged = True
+        return value
+
+    def _constant(self, text: str) -> float:
+        self._flagged = True
+        return float(text)
+
+    def raw_decode(self, text: str, index: int) -> tuple[Any, int]:
+        """The JSON value starting at ``index`` of ``text`` and where it ends.
+
+        Raises:
+            json.JSONDecodeError: not valid JSON there.
+            RecursionError: nested too deep for the decoder.
+        """
+        self._flagged = False
+        return self._decoder.raw_decode(text, index)
+
+    def check(self, raw: str, value: object) -> tuple[str, str] | None:
+        """:func:`check_value` of ``value`` (the last value decoded, from ``raw``), or
+        None at once when nothing in ``raw`` can be out of bounds."""
+        limits = self.limits
+        if (
+            not self._flagged
+            and raw.count("{") + raw.count("[") < limits.max_nesting
+            and len(raw) <= limits.max_text_chars
+            and ("\\u" not in raw or _ESCAPE.search(raw) is None)
+        ):
+            return None
+        return check_value(value, limits)
+
+
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "BoundedDecoder",
+    "InputLimits",
+    "check_string",
+    "check_value",
+]

@@ -92,18 +92,20 @@ class ChunkRecord(BaseModel):
 
 
 def parse_record(
-    data: object, source: str, line: int, limits: InputLimits = _DEFAULT_LIMITS
+    data: object, source: str, line: int, limits: InputLimits | None = _DEFAULT_LIMITS
 ) -> ChunkRecord:
     """Validate one decoded JSON value as a chunk record, within ``limits``.
 
     The bounds (:mod:`sectio.contract.bounds`) are checked first, then the contract.
+    ``limits=None`` skips the bounds: for values the reader already checked (see
+    :func:`sectio.ingest.sources.iter_json_records`).
 
     Raises:
         RecordError: naming ``source``, ``line`` and the first offending field.
     """
     if not isinstance(data, dict):
         raise RecordError(source, line, "<record>", "must be a JSON object")
-    bad = check_value(data, limits)
+    bad = check_value(data, limits) if limits is not None else None
     if bad is not None:
         raise RecordError(source, line, *bad)
     try:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sectio.contract.bounds import InputLimits, check_value
+from sectio.contract.bounds import InputLimits
 from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
 from sectio.embed.port import TokenStarts
 from sectio.errors import ContractError, NotAvailable, RecordError
@@ -69,7 +69,7 @@ def read_chunks(path: Path | list[Path], limits: InputLimits = _LIMITS) -> list[
     for file in files:
         before = len(located)
         located.extend(
-            (parse_record(data, str(file), lineno, limits), str(file), lineno)
+            (parse_record(data, str(file), lineno, None), str(file), lineno)
             for lineno, data in iter_json_records(file, limits)
         )
         if len(located) == before:
@@ -89,14 +89,12 @@ _BeirDoc = tuple[int, str, str, str | None, dict[str, Any]]
 
 
 def _beir_docs(corpus: Path, limits: InputLimits) -> list[_BeirDoc]:
-    """``(line, doc_id, text, title, extra)`` per BEIR document, each line validated."""
+    """``(line, doc_id, text, title, extra)`` per BEIR document, each line validated
+    (its bounds by the reader: the chunks cut from it need no second check)."""
     docs: list[_BeirDoc] = []
     for lineno, data in iter_json_records(corpus, limits):
         if not isinstance(data, dict):
             raise RecordError(str(corpus), lineno, "<record>", "must be a JSON object")
-        bad = check_value(data, limits)
-        if bad is not None:
-            raise RecordError(str(corpus), lineno, *bad)
         doc_id = data.get("_id")
         if not isinstance(doc_id, str | int) or str(doc_id) == "":
             raise RecordError(str(corpus), lineno, "_id", "required field is missing")
@@ -153,7 +151,7 @@ def read_beir(
                     "source_refs": [{"source": corpus.name, "doc": doc_id}],
                 }
                 located.append(
-                    (parse_record(record, str(corpus), lineno, limits), str(corpus), lineno)
+                    (parse_record(record, str(corpus), lineno, None), str(corpus), lineno)
                 )
     if not located:
         raise ContractError(f"{corpus}: no records")

@@ -10,7 +10,9 @@ file and line:
 * invalid UTF-8 (with the byte and its column), a NUL byte;
 * a line longer than ``max_record_bytes`` (checked before it is decoded) and a
   JSON array file larger than ``max_json_bytes`` (it is decoded whole);
-* invalid JSON (with its column), nesting deep enough to exhaust the decoder.
+* invalid JSON (with its column), nesting deep enough to exhaust the decoder;
+* a value out of bounds (:class:`sectio.contract.bounds.BoundedDecoder`), naming
+  its field too.
 
 Example:
     >>> import pathlib, tempfile
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, cast
 
-from sectio.contract.bounds import InputLimits
+from sectio.contract.bounds import BoundedDecoder, InputLimits
 from sectio.errors import ContractError, RecordError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -91,18 +93,30 @@ def _decode(raw: bytes, path: Path, line: int) -> str:
     return text
 
 
-def _loads(text: str, path: Path, line: int) -> object:
+def _value(decoder: BoundedDecoder, text: str, path: Path, line: int) -> object:
+    """The one JSON value of the line ``text``, within bounds.
+
+    Raises:
+        RecordError: not valid JSON (with its column), too deep, or out of bounds.
+    """
     try:
-        return json.loads(text)
+        value, end = decoder.raw_decode(text, _skip_ws(text, 0))
+        if _skip_ws(text, end) != len(text):
+            raise json.JSONDecodeError("Extra data", text, end)
     except json.JSONDecodeError as exc:
         raise RecordError(
             str(path), line, "<json>", f"not valid JSON: {exc.msg} (column {exc.colno})"
         ) from exc
     except RecursionError as exc:
         raise RecordError(str(path), line, "<json>", "nested too deep to decode") from exc
+    bad = decoder.check(text, value)
+    if bad is not None:
+        raise RecordError(str(path), line, *bad)
+    return value
 
 
 def _iter_lines(fh: IO[bytes], path: Path, limits: InputLimits) -> Iterator[tuple[int, object]]:
+    decoder = BoundedDecoder(limits)
     lineno = 0
     while True:
         try:
@@ -121,7 +135,7 @@ def _iter_lines(fh: IO[bytes], path: Path, limits: InputLimits) -> Iterator[tupl
             )
         text = _decode(raw, path, lineno)
         if text.strip():
-            yield lineno, _loads(text, path, lineno)
+            yield lineno, _value(decoder, text, path, lineno)
 
 
 def _skip_ws(text: str, i: int) -> int:
@@ -136,9 +150,9 @@ def _array_error(path: Path, text: str, i: int, message: str) -> RecordError:
     return RecordError(str(path), line, "<json>", f"{message} (column {column})")
 
 
-def _iter_array(text: str, path: Path) -> Iterator[tuple[int, object]]:
+def _iter_array(text: str, path: Path, limits: InputLimits) -> Iterator[tuple[int, object]]:
     """The elements of the JSON array ``text`` with the line each starts on."""
-    decoder = json.JSONDecoder()
+    decoder = BoundedDecoder(limits)
     i = _skip_ws(text, 0)
     if i >= len(text) or text[i] != "[":
         raise _array_error(path, text, i, "not a JSON array")
@@ -153,6 +167,9 @@ def _iter_array(text: str, path: Path) -> Iterator[tuple[int, object]]:
             raise _array_error(path, text, exc.pos, f"not valid JSON: {exc.msg}") from exc
         except RecursionError as exc:
             raise RecordError(str(path), line, "<json>", "nested too deep to decode") from exc
+        bad = decoder.check(text[i:end], value)
+        if bad is not None:
+            raise RecordError(str(path), line, *bad)
         yield line, value
         i = _skip_ws(text, end)
         if i < len(text) and text[i] == ",":
@@ -186,7 +203,7 @@ def iter_json_records(path: Path, limits: InputLimits) -> Iterator[tuple[int, ob
             f"{path}: a JSON array over {limits.max_json_bytes:,} bytes (SECTIO_MAX_JSON_BYTES); "
             "write it as JSON Lines (one record a line) instead"
         )
-    yield from _iter_array(_decode(raw, path, 1), path)
+    yield from _iter_array(_decode(raw, path, 1), path, limits)
 
 
 def read_text(path: Path, root: Path, max_bytes: int) -> str:
