@@ -6,20 +6,30 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install demo test lint typecheck unit bench clean
 
+# make demo needs the library and CLI only (no server, test or benchmark tools).
+DEMO_STAMP := $(VENV)/.installed-demo
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
+
+$(DEMO_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q -e .
+	touch $(DEMO_STAMP)
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	SECTIO_HOME=$${SECTIO_HOME:-.sectio-demo} $(BIN)/sectio demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/python tools/function_length.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

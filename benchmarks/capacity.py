@@ -121,7 +121,7 @@ def _windows(variant: str) -> int:
 
 
 def _create(path: Path, variant: str) -> Any:
-    from sectio.index.edge import EdgeIndex
+    from sectio.index.edge.index import EdgeIndex
 
     spec = _spec(variant)
     if variant != "int8-ram":
@@ -213,7 +213,7 @@ def phase_serve(variant: str, n: str, folder: str, queries: str) -> dict[str, fl
     import numpy as np
 
     from sectio.contract.profile import LexicalSettings
-    from sectio.index.edge import EdgeIndex
+    from sectio.index.edge.index import EdgeIndex
     from sectio.index.filters import Eq, Where, tenant_where
     from sectio.index.lexical import LexicalEncoder
 
@@ -276,7 +276,7 @@ def phase_serve(variant: str, n: str, folder: str, queries: str) -> dict[str, fl
 
 def phase_open_empty(variant: str, folder: str) -> dict[str, float]:
     """RSS growth from opening the empty shard (the fixed cost subtracted per chunk)."""
-    from sectio.index.edge import EdgeIndex
+    from sectio.index.edge.index import EdgeIndex
 
     spec = _spec(variant)
     before = rss_mb()
@@ -294,7 +294,7 @@ def phase_serve_home(home: str, collection: str, queries: str) -> dict[str, floa
     """
     import numpy as np
 
-    from sectio.index.edge_store import EdgeBackend
+    from sectio.index.edge.store import EdgeBackend
 
     backend = EdgeBackend(Path(home) / "collections")
     live = backend._live_dir(collection)

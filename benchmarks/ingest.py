@@ -96,7 +96,7 @@ def phase_engine(n: str) -> dict[str, float]:
     import numpy as np
 
     from sectio.contract.profile import LexicalSettings
-    from sectio.index.edge_store import EdgeBackend
+    from sectio.index.edge.store import EdgeBackend
     from sectio.index.ids import point_id_for
     from sectio.index.lexical import LexicalEncoder
     from sectio.index.port import IndexSpec, PointData

@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from sectio import Sectio, Settings
-from tests.helpers import chunk, write_jsonl
+# the index contract suite ships in the package: rewrite its asserts like a test module's
+pytest.register_assert_rewrite("sectio.testing")
+
+from sectio import Sectio, Settings  # noqa: E402
+from tests.helpers import chunk, write_jsonl  # noqa: E402
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,8 +53,31 @@ def test_health_ready_openapi_docs(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     for path in ("/v1/retrieve", "/v1/search", "/v1/lookup", "/v1/collections", "/v1/feedback"):
         assert path in spec["paths"]
-    assert client.get("/docs").status_code == 200
     assert "sectio" in client.get("/").text
+
+
+def test_docs_are_served_from_the_package_and_declare_bearer_auth(client: TestClient) -> None:
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assets = re.findall(r"""(?:src|href)=['"]([^'"]+)['"]""", page.text)
+    assert len(assets) == 3 and all(a.startswith("/docs-assets/") for a in assets), assets
+    redoc = client.get("/redoc").text
+    assets += re.findall(r"""src=['"]([^'"]+)['"]""", redoc)
+    assert len(assets) == 4 and "fonts.googleapis" not in redoc
+    for asset in assets:
+        resp = client.get(asset)
+        assert resp.status_code == 200 and len(resp.content) > 1000, asset
+    spec = client.get("/openapi.json").json()
+    assert spec["components"]["securitySchemes"]["bearerAuth"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An API key of SECTIO_API_KEYS; the request's tenant is the key's.",
+    }
+    secured = {
+        path for path, ops in spec["paths"].items() for op in ops.values() if op.get("security")
+    }
+    assert secured == {p for p in spec["paths"] if p.startswith("/v1/")} and len(secured) == 7
+    assert "sessionStorage" in client.get("/").text and "localStorage" not in client.get("/").text
 
 
 OPERATIONS = [

@@ -174,3 +174,47 @@ def test_playground_end_to_end_in_headless_chromium(server: str, tmp_path: Path)
         page.screenshot(path=str(shot), full_page=True)
         browser.close()
     assert shot.stat().st_size > 10_000
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium not installed"
+)
+def test_docs_render_offline_and_authorize_in_headless_chromium(server: str) -> None:
+    """``/docs`` with every request off loopback refused: Swagger UI renders, Authorize works."""
+    from playwright.sync_api import Route, sync_playwright
+
+    assert CHROMIUM, "CI must install Debian's chromium (.ci/run does)"
+    outside: list[str] = []
+
+    def only_loopback(route: Route) -> None:
+        if route.request.url.startswith(server):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page()
+        page.route("**/*", only_loopback)
+        page.goto(server + "/docs")
+        page.wait_for_selector(".swagger-ui .info .title", timeout=30_000)
+        assert "sectio" in page.inner_text(".swagger-ui .info .title")
+        page.click("button.authorize")
+        page.fill(".auth-container input", "key-acme")
+        page.click(".auth-btn-wrapper button.authorize")
+        page.click("button.btn-done")
+        page.click("#operations-collections-collections_v1_collections_get .opblock-summary")
+        page.click("button.try-out__btn")
+        page.click("button.execute")
+        page.wait_for_selector(
+            ".live-responses-table tr.response .response-col_status", timeout=30_000
+        )
+        assert (
+            page.inner_text(".live-responses-table tr.response .response-col_status").strip()
+            == "200"
+        )
+        browser.close()
+    assert outside == []

@@ -152,8 +152,15 @@ def test_no_route_reads_another_tenants_chunks(
     assert result.resolved_doc_id in (None, "metformin", "secretol")  # a flag is echoed, unread
     if kwargs.get("doc_id") == "secretol":  # tenant a has no such document: nothing is read
         assert (result.evidence, result.decision) == ([], "ABSTAIN")
-    else:  # the same route reads tenant a's own chunks
-        assert result.evidence, result.details
+    else:  # the same route reads tenant a's own chunks (abstained turns list them as withheld)
+        answerability = result.details.get("answerability", {})
+        read = [e.chunk_id for e in result.evidence] + answerability.get(
+            "withheld_evidence_ids", []
+        )
+        assert read, result.details
+        assert not [c for c in read if c.startswith("secretol#")]
+        closest = {d["doc_id"] for d in answerability.get("closest_documents", [])}
+        assert "secretol" not in closest
     theirs = loose(sx).ask(question, tenant="b", **kwargs)
     assert theirs.evidence, theirs.details  # tenant b reads its own Secretol on every route
     assert {e.tenant for e in theirs.evidence} == {"b"}
@@ -193,7 +200,8 @@ def test_ask_writes_a_trace_and_a_conversation_turn(tmp_path: Path) -> None:
         assert turns[0].line == "metformin dose"
         assert {t.trace_id for t in turns} == {result.trace_id}
         assert s.ops.conversation("conv-1", tenant="other") == []
-        assert s.lookup("gout", collection="en", tenant="default").trace_id is not None
+        assert s.lookup("gout", collection="en", tenant="default").trace_id is None  # not asked
+        assert s.lookup("gout", collection="en", record=True).trace_id is not None
 
 
 @pytest.mark.parametrize("profile", ["docs", "docs_argocd"])

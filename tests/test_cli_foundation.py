@@ -98,6 +98,27 @@ def test_every_command_has_help() -> None:
         assert command.help, f"sectio {name} has no help text"
 
 
+def test_json_and_collection_options_are_where_the_readme_says() -> None:
+    """README: every command but serve takes --json; all but the store commands --collection."""
+    from sectio.cli.base import cli
+
+    def has(option: str) -> set[str]:
+        return {
+            name
+            for name, command in cli.commands.items()
+            if any(option in getattr(p, "opts", []) for p in command.params)
+        }
+
+    assert set(cli.commands) - has("--json") == {"serve"}
+    assert set(cli.commands) - has("--collection") == {
+        "serve",
+        "migrate",
+        "traces",
+        "feedback",
+        "purge",
+    }
+
+
 @pytest.mark.slow
 def test_demo_runs_offline_with_the_real_model(tmp_path: Path) -> None:
     env_home = tmp_path / "home"
@@ -124,3 +145,39 @@ def test_demo_runs_offline_with_the_real_model(tmp_path: Path) -> None:
     assert answer["decision"] == "ANSWERABLE" and answer["route"] == "section"
     parts = [e["part_index"] for e in answer["evidence"]]
     assert parts == sorted(parts) and parts[0] == 0
+
+
+def test_demo_prints_commands_that_run_as_printed(tmp_path: Path) -> None:
+    """As ``make demo`` runs it: the venv's script off PATH, a one-command SECTIO_HOME."""
+    script = Path(sys.executable).parent / "sectio"
+    venv_bin = str(script.parent)
+    path = os.pathsep.join(
+        p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != venv_bin
+    )
+    shell = {k: v for k, v in os.environ.items() if not k.startswith("SECTIO_")}
+    shell.update(PATH=path, SECTIO_EMBEDDER="fake")
+    proc = subprocess.run(
+        [str(script), "demo"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**shell, "SECTIO_HOME": ".sectio-demo"},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    printed = [line[2:] for line in lines if line.startswith("$ ")]
+    steps = next(i for i, line in enumerate(lines) if line.startswith("Next steps"))
+    printed += [line.strip() for line in lines[steps + 1 :]]
+    assert len(printed) >= 10 and all(c.startswith("SECTIO_HOME=.sectio-demo ") for c in printed)
+    for command in printed:
+        ran = subprocess.run(
+            ["bash", "-c", command],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=shell,
+            timeout=120,
+        )
+        assert ran.returncode == 0, (command, ran.stderr)
+        assert ran.stdout.strip() and not ran.stderr.strip(), (command, ran.stderr)

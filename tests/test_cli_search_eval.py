@@ -172,6 +172,18 @@ def test_eval_json_and_per_query(
     assert "nDCG@10" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("mode", ["routed", "hybrid"])
+def test_eval_writes_no_traces(
+    home: Path, eval_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    """An evaluation is not traffic: the store stays empty, while ``ask`` is traced."""
+    queries, qrels = eval_files
+    assert _json(capsys, ["eval", str(queries), str(qrels), "--mode", mode, "--json"])["queries"]
+    assert _json(capsys, ["traces", "--json"]) == []  # type: ignore[comparison-overlap]
+    assert _json(capsys, ["ask", "aspirin warnings", "--json"])["trace_id"]
+    assert len(_json(capsys, ["traces", "--json"])) == 1
+
+
 def test_eval_errors_are_one_line(
     home: Path, tmp_path: Path, eval_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

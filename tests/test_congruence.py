@@ -21,12 +21,12 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
-from sectio.index.edge_store import EdgeBackend
+from sectio.index.edge.store import EdgeBackend
 from sectio.index.filters import Eq, Where, tenant_where
 from sectio.index.port import VectorIndex
-from sectio.index.server import ServerBackend
-from tests.contract.corpus import DIM, Corpus, assert_same_ranking, make_corpus, make_records
-from tests.contract.index_suite import FILTERS, NAME, load, scroll_all
+from sectio.index.server.store import ServerBackend
+from sectio.testing.corpus import DIM, Corpus, assert_same_ranking, make_corpus, make_records
+from sectio.testing.index_contract import FILTERS, NAME, load, scroll_all
 
 QUERIES = (
     "pain fever",

@@ -18,11 +18,11 @@ from qdrant_client import QdrantClient
 from sectio import Sectio, Settings
 from sectio.cli import main
 from sectio.errors import CorpusMismatch
-from sectio.index.edge_store import EdgeBackend
+from sectio.index.copy import copy_collection, serving_gate
+from sectio.index.edge.store import EdgeBackend
 from sectio.index.ids import point_id_for
 from sectio.index.port import best_cosine, dense_rows
-from sectio.index.server import ServerBackend
-from sectio.index.transfer import copy_collection, serving_gate
+from sectio.index.server.store import ServerBackend
 from sectio.ingest.chunking import dense_windows
 from tests.helpers import chunk, write_jsonl
 

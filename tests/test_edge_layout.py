@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sectio.index.edge import EdgeIndex
+from sectio.index.edge.index import EdgeIndex
 from sectio.index.filters import Where, tenant_where
 from sectio.index.ids import point_id_for
 from sectio.index.port import IndexSpec, PointData

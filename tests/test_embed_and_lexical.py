@@ -10,9 +10,9 @@ from qdrant_edge import Bm25, Bm25Config
 
 from sectio.contract.profile import LexicalSettings
 from sectio.embed.cache import CachedEmbedder
-from sectio.embed.fake import FakeEmbedder
 from sectio.embed.minilm import MODEL_ID, MiniLMEmbedder, prepare_model_dir
 from sectio.index.lexical import LexicalEncoder
+from sectio.testing import FakeEmbedder
 
 
 @pytest.fixture(scope="module")

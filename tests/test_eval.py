@@ -175,8 +175,10 @@ class _AskOnly:
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
 
-    def ask(self, question: str, *, collection: str, tenant: str) -> RetrievalResult:
-        self.calls.append({"q": question, "collection": collection, "tenant": tenant})
+    def ask(self, question: str, *, collection: str, tenant: str, record: bool) -> RetrievalResult:
+        self.calls.append(
+            {"q": question, "collection": collection, "tenant": tenant, "record": record}
+        )
         ev = [
             Evidence(
                 chunk_id=f"{d}#s#0",
@@ -205,7 +207,7 @@ def test_routed_mode_scores_what_ask_returns() -> None:
     report, rows = evaluate(
         fake, {"q": "question"}, {"q": {"a": 1}}, collection="c", tenant="t", mode="routed"
     )
-    assert fake.calls == [{"q": "question", "collection": "c", "tenant": "t"}]
+    assert fake.calls == [{"q": "question", "collection": "c", "tenant": "t", "record": False}]
     assert rows[0]["ranking"] == ["b", "a"] and report.metrics["MRR@10"] == 0.5
     assert report.search_details == {"route": "section"}
 

@@ -41,8 +41,8 @@ def test_serving_check_detail_counters_and_traces(tmp_path: Path) -> None:
         detail = s.collection_detail("default", tenant="acme")
         assert (detail["count"], detail["tenant_count"]) == (8, 4)
         assert detail["manifest"] == checked["manifest"]
-        result = s.search("aspirin", tenant="acme")
-        s.search("aspirin", tenant="acme")
+        result = s.search("aspirin", tenant="acme", record=True)
+        s.search("aspirin", tenant="acme", record=True)
         stats = s.stats()
         assert (stats["trace_writes"], stats["trace_write_failures"]) == (2, 0)
         assert stats["query_embeddings"] == {"computed": 1, "cached": 1}
@@ -67,3 +67,27 @@ def test_the_serving_gate_refuses_another_embedder(tmp_path: Path) -> None:
     other = Settings(home=tmp_path / "home", embedder="fake", fake_dimensions=64)
     with Sectio(other) as s, pytest.raises(ManifestMismatch, match="dimensions"):
         s.check_collection("default")
+
+
+def test_library_defaults_single_tenant_and_writes_no_traces(tmp_path: Path) -> None:
+    """No tenant argument reads the default tenant; nothing is traced unless asked."""
+    corpus = write_jsonl(tmp_path / "l.jsonl", label_rows("default") + label_rows("acme"))
+    home = tmp_path / "home"
+    with Sectio(Settings(home=home, embedder="fake")) as s:
+        s.ingest(corpus, profile="en_drug_label")
+        hits = s.search("aspirin").hits
+        answer = s.ask("what are the contraindications of aspirin")
+        assert hits and {h.tenant for h in hits} == {"default"}
+        assert answer.decision == "ANSWERABLE" and answer.tenant == "default"
+        assert {e.tenant for e in answer.evidence} == {"default"}
+        assert s.count() == 4 and s.count(tenant="acme") == 4
+        assert hits[0].source_refs[0].source  # typed provenance, not a dict
+        assert answer.trace_id is None and s.search("aspirin").trace_id is None
+        assert s.stats()["trace_writes"] == 0
+        assert s.search("aspirin", record=True).trace_id is not None  # asked: traced
+    assert (home / "sectio.sqlite3").exists()
+    with Sectio(Settings(home=tmp_path / "other", embedder="fake"), tenant="acme") as s:
+        s.ingest(corpus, profile="en_drug_label")
+        assert {h.tenant for h in s.search("aspirin").hits} == {"acme"}
+        s.ask("aspirin contraindications")
+    assert not (tmp_path / "other" / "sectio.sqlite3").exists()  # no store was ever opened

@@ -1,6 +1,7 @@
 """The index contract, run against every adapter: Qdrant Edge and qdrant-client local mode.
 
-One fixture per adapter; the tests themselves live in tests/contract/index_suite.py.
+One fixture per adapter; the tests themselves ship in the package
+(:mod:`sectio.testing.index_contract`), for anyone who writes a backend.
 Local mode stands in for a Qdrant server here (none can be installed on these
 machines): it runs the server adapter's code through the same client API.
 """
@@ -13,10 +14,10 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
-from sectio.index.edge_store import EdgeBackend
+from sectio.index.edge.store import EdgeBackend
 from sectio.index.port import IndexBackend
-from sectio.index.server import ServerBackend
-from tests.contract.index_suite import IndexContract
+from sectio.index.server.store import ServerBackend
+from sectio.testing.index_contract import IndexContract
 
 
 class TestEdgeContract(IndexContract):

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from sectio import Sectio, Settings
-from sectio.embed.fake import FakeEmbedder
 from sectio.errors import (
     CorpusMismatch,
     CountMismatch,
@@ -21,11 +20,12 @@ from sectio.errors import (
     VectorSizeError,
 )
 from sectio.index.collection import open_collection
-from sectio.index.edge import flag_key
-from sectio.index.edge_store import EdgeBackend
+from sectio.index.edge.store import EdgeBackend
 from sectio.index.filters import Eq, Where
 from sectio.index.ids import point_id_for
 from sectio.index.port import IndexSpec, PointData
+from sectio.index.qdrant.layout import flag_key
+from sectio.testing import FakeEmbedder
 from tests.helpers import chunk, write_jsonl
 
 

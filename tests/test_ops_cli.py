@@ -21,7 +21,7 @@ import pytest
 from sectio.cli import main
 from sectio.contract.result import RetrievalResult
 from sectio.ops import OpsStore, head_revision, utc_now
-from sectio.ops.testing import FakeClock, throwaway_database
+from sectio.testing import FakeClock, throwaway_database
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 

@@ -20,16 +20,16 @@ import sqlalchemy as sa
 
 from sectio import Sectio, Settings
 from sectio.ops import OpsStore, TraceNotFound
-from sectio.ops.testing import closed_port, silent_server, throwaway_database
+from sectio.testing import closed_port, silent_server, throwaway_database
 from tests.helpers import chunk, write_jsonl
 
 CONNECT_BOUND_S = 2.0  # the default connect timeout; libpq's floor is 2 s
 
 
 def make_sectio(home: Path, corpus: None, **settings: Any) -> Sectio:
-    """A Sectio over ``home`` (which already holds the ingested corpus)."""
+    """A Sectio over ``home`` (which already holds the ingested corpus), writing traces."""
     del corpus
-    return Sectio(Settings(home=home, embedder="fake", **settings))
+    return Sectio(Settings(home=home, embedder="fake", **settings), write_traces=True)
 
 
 @pytest.fixture(scope="module")

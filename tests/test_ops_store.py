@@ -37,7 +37,7 @@ from sectio.ops import (
 from sectio.ops.migrate import VERSION_TABLE
 from sectio.ops.records import TraceEntry
 from sectio.ops.schema import metadata
-from sectio.ops.testing import FakeClock, throwaway_database
+from sectio.testing import FakeClock, throwaway_database
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 TABLES = ("retrieval_trace", "conversation_turn", "answer_feedback")

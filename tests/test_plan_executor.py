@@ -279,3 +279,32 @@ def test_sectio_ask_delegates_to_the_planner(docs_sectio: Sectio) -> None:
     result = docs_sectio.ask("Where is checkout-flow.md?", collection=COLL, tenant="default")
     assert result.route == "docs_plan"
     assert result.evidence[0].doc_id == "docs/logic/checkout-flow.md"
+
+
+def test_plain_search_on_a_docs_collection_reads_the_doc_chunks(docs_sectio: Sectio) -> None:
+    """D0 by default (the derived D1-D5 rows are the planner's); layers by filter or "all"."""
+    plain = docs_sectio.search("orders invoice", collection=COLL, top_k=20)
+    assert plain.hits and plain.details["layers"] == ["D0"]
+    assert not [h.chunk_id for h in plain.hits if h.chunk_id.startswith(("d1:", "d2:", "d3:"))]
+    every = docs_sectio.search(
+        "orders invoice", collection=COLL, top_k=20, filters={"layer": "all"}
+    )
+    assert every.details["layers"] == "all"
+    assert any(h.chunk_id.startswith("d1:") for h in every.hits)  # the catalog rows come back
+    d1 = docs_sectio.search("orders", collection=COLL, filters={"layer": ["D1"]})
+    assert d1.hits and all(h.chunk_id.startswith("d1:") for h in d1.hits)
+
+
+def test_search_cli_layer_flag_and_omitted_reason(docs_home: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SECTIO_HOME", str(docs_home))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    runner = CliRunner()
+    out = runner.invoke(cli, ["search", "orders", "-c", COLL, "--layer", "D1", "--json"])
+    assert out.exit_code == 0, out.output
+    hits = json.loads(out.output)["hits"]
+    assert hits and all(h["chunk_id"].startswith("d1:") for h in hits)
+    asked = runner.invoke(cli, ["ask", "how do I list orders", "-c", COLL, "--top-k", "1"])
+    assert asked.exit_code == 0, asked.output
+    reasons = [line for line in asked.output.splitlines() if line.startswith("omitted")]
+    assert reasons and reasons[0].startswith("omitted (row limit 1, at most 2 per document): ")
+    assert "token budget" not in asked.output

@@ -17,8 +17,8 @@ from sectio import Sectio, Settings
 from sectio.api.app import create_app
 from sectio.api.batching import Batcher
 from sectio.embed.cache import CachedEmbedder
-from sectio.embed.fake import FakeEmbedder
 from sectio.embed.minilm import MiniLMEmbedder
+from sectio.testing import FakeEmbedder
 from tests.helpers import write_jsonl
 from tests.helpers.api import ACME, label_rows
 

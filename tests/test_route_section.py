@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from sectio import Sectio, Settings
 from sectio.contract.profile import PoolingSettings
+from sectio.demo import demo_corpus_path
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.pooling import pool_sections
 from sectio.retrieve.routes.section import section_evidence
@@ -78,7 +80,8 @@ def test_pooling_adds_the_matching_section_and_never_the_attractor(sx: Sectio) -
     assert [e.section_key for e in main] == ["than_trong", "than_trong"]
     assert result.evidence[: len(main)] == main  # pooled evidence comes after the section
     assert {e.section_key for e in pooled} == {"chong_chi_dinh"}
-    assert all(e.score >= 5.0 for e in pooled)  # real BM25 over the floor
+    sections = result.details["pooling"]["sections"]
+    assert all(s["matched_terms"] >= 5 for s in sections)  # the seed's count of query terms
     assert "duoc_ly_va_co_che_tac_dung" not in {e.section_key for e in result.evidence}
     assert result.details["pooling"]["sections"][0]["section_key"] == "chong_chi_dinh"
 
@@ -86,7 +89,7 @@ def test_pooling_adds_the_matching_section_and_never_the_attractor(sx: Sectio) -
 def test_the_attractor_would_match_so_exclusion_is_what_keeps_it_out(sx: Sectio) -> None:
     scope = sx.router("vi").scope("default")
     open_settings = PoolingSettings(
-        enabled_sections=("than_trong",), excluded_sections=(), min_score=5.0, max_sections=2
+        enabled_sections=("than_trong",), excluded_sections=(), min_matched_terms=5, max_sections=2
     )
     pooled = pool_sections(scope, "ibuprofen", "than_trong", POOLING_QUESTION, open_settings)
     assert "duoc_ly_va_co_che_tac_dung" in {e.section_key for e in pooled.evidence}
@@ -102,7 +105,7 @@ def test_pooling_is_opt_in_per_section_and_bounded(sx: Sectio) -> None:
     assert not any(e.pooled for e in result.evidence)
     assert result.details["pooling"] == {"enabled": False}
     scope = sx.router("vi").scope("default")
-    high = PoolingSettings(enabled_sections=("than_trong",), min_score=1000.0)
+    high = PoolingSettings(enabled_sections=("than_trong",), min_matched_terms=50)
     assert pool_sections(scope, "ibuprofen", "than_trong", POOLING_QUESTION, high).evidence == []
     none = PoolingSettings(enabled_sections=("than_trong",), max_sections=0)
     assert pool_sections(scope, "ibuprofen", "than_trong", POOLING_QUESTION, none).evidence == []
@@ -147,3 +150,79 @@ def test_a_section_given_by_flag_is_exact_even_when_empty(sx: Sectio) -> None:
         "anything", collection="vi", tenant="default", doc_id="paracetamol", section_key="tuong_ky"
     )
     assert (result.route, result.decision, result.reason) == ("section", "ABSTAIN", "no_evidence")
+
+
+def test_old_profiles_spell_the_floor_min_score() -> None:
+    assert PoolingSettings.model_validate({"min_score": 4.0}).min_matched_terms == 4
+
+
+def test_the_pooling_criterion_counts_terms_whatever_the_corpus_size(tmp_path: Path) -> None:
+    """A caution question without a condition pools nothing, on 271 chunks or on 10x as many.
+
+    "metformin warnings" matches the metformin label's other sections on two
+    terms; its raw BM25 score grows with the corpus (IDF), a count does not.
+    """
+    demo = [json.loads(line) for line in demo_corpus_path().read_text().splitlines()]
+    filler = [
+        {
+            **row,
+            "doc_id": f"{row['doc_id']}-{i}",
+            "chunk_id": f"{i}-{row['chunk_id']}",
+            "doc_title": f"Copy {i}",
+        }
+        for i in range(9)
+        for row in demo
+        if row["doc_id"] != "metformin"
+    ]
+    settings = PoolingSettings(enabled_sections=("warnings_and_cautions",), min_matched_terms=3)
+    seen = []
+    with Sectio(Settings(home=tmp_path / "h", embedder="fake", traces=False)) as s:
+        for name, rows in (("small", demo), ("large", demo + filler)):
+            s.ingest(write(tmp_path, name, rows), profile="en_drug_label", collection=name)
+            scope = s.router(name).scope("default")
+            caution = pool_sections(
+                scope, "metformin", "warnings_and_cautions", "metformin warnings", settings
+            )
+            condition = pool_sections(
+                scope,
+                "metformin",
+                "warnings_and_cautions",
+                "metformin warnings lactic acidosis renal impairment",
+                settings,
+            )
+            seen.append((caution.evidence, sorted(e.chunk_id for e in condition.evidence)))
+    assert seen[0][0] == [] and seen[1][0] == []
+    assert seen[0][1] and seen[0][1] == seen[1][1]
+
+
+@pytest.mark.parametrize("flag", ["has_quarantined_content", "requires_visual_check"])
+def test_a_flagged_block_in_the_section_is_returned_and_verifies_the_source(
+    tmp_path: Path, flag: str
+) -> None:
+    rows = [
+        chunk("d", "chong_chi_dinh", 0, "Không dùng cho người suy gan.", doc_title="Thuốc Đê"),
+        chunk(
+            "d",
+            "chong_chi_dinh",
+            1,
+            "| bảng | liều |",
+            doc_title="Thuốc Đê",
+            chunk_kind="block",
+            **{flag: True},
+        ),
+        chunk("d", "chong_chi_dinh", 2, "| bảng sạch |", doc_title="Thuốc Đê", chunk_kind="block"),
+        chunk("d", "chi_dinh", 0, "Giảm đau.", doc_title="Thuốc Đê"),
+    ]
+    with Sectio(Settings(home=tmp_path / "h", embedder="fake", traces=False)) as s:
+        s.ingest(write(tmp_path, "d", rows), profile="vi_drug_monograph", collection="d")
+        by_phrase = s.ask("Thuốc Đê chống chỉ định", collection="d", tenant="default")
+        by_flags = s.ask(
+            "x", collection="d", tenant="default", doc_id="d", section_key="chong_chi_dinh"
+        )
+    for result in (by_phrase, by_flags):
+        assert result.route == "section"
+        assert [(e.part_index, e.chunk_kind) for e in result.evidence] == [
+            (0, "prose"),
+            (1, "block"),
+        ]
+        assert result.decision == "VERIFY_SOURCE"

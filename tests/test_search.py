@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from sectio import Sectio, Settings
-from sectio.embed.fake import FakeEmbedder
 from sectio.errors import ConfigError, UnknownFilter
 from sectio.retrieve.search import MODES, FusionParams, clamp_top_k
 from sectio.retrieve.search import search as run_search
 from sectio.retrieve.search_filters import FILTER_KEYS, build_where, parse_filter_args
+from sectio.testing import FakeEmbedder
 from tests.helpers import chunk, write_jsonl
 
 MODES_ALL = list(MODES)
@@ -41,6 +41,7 @@ def filtered_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
             tags=["adult", "oral"],
             metadata={"domain": "pharma", "subdomain": "nsaid"},
             path="docs/guide/dose.md",
+            layer="D0",
         ),
         chunk(
             "d1",
@@ -161,6 +162,7 @@ FILTER_CASES: list[tuple[dict[str, Any], set[str]]] = [
     ({"path": "docs/"}, {"d1#dosage#0", "d1#dosage#1", "d2#warnings#0"}),
     ({"path": "docs/safety"}, {"d2#warnings#0"}),
     ({"doc_id": "d1", "chunk_kind": "prose"}, {"d1#dosage#0"}),
+    ({"layer": "D0"}, {"d1#dosage#0"}),
 ]
 
 

@@ -26,27 +26,21 @@ from sectio.errors import (
     NotAvailable,
     SnapshotError,
 )
-from sectio.index.edge_store import EdgeBackend
-from sectio.index.factory import build_backend
+from sectio.index.copy import copy_collection, serving_gate
+from sectio.index.edge.store import EdgeBackend
+from sectio.index.factory import Endpoint, build_backend, parse_endpoint
 from sectio.index.filters import Eq, Where, tenant_where
 from sectio.index.port import IndexBackend, StoredPoint
 from sectio.index.server import SHARED_SHARD_KEY, ServerBackend, Sharding
-from sectio.index.server_store import (
+from sectio.index.server.snapshot import (
     SNAPSHOT_FORMAT,
     read_snapshot_file,
     snapshot_format,
     write_snapshot_file,
 )
-from sectio.index.transfer import (
-    Endpoint,
-    copy_collection,
-    export_collection,
-    import_collection,
-    parse_endpoint,
-    serving_gate,
-)
-from tests.contract.corpus import assert_same_ranking, make_corpus
-from tests.contract.index_suite import load
+from sectio.index.transfer import export_collection, import_collection
+from sectio.testing.corpus import assert_same_ranking, make_corpus
+from sectio.testing.index_contract import load
 from tests.helpers import chunk, write_jsonl
 
 
@@ -336,7 +330,7 @@ def test_server_collection_params() -> None:
     from qdrant_client import models as m
 
     from sectio.index.port import IndexSpec
-    from sectio.index.server_index import collection_params, payload_indexes
+    from sectio.index.server.index import collection_params, payload_indexes
 
     plain = collection_params(IndexSpec(dimensions=384))
     assert plain["quantization_config"] is None and plain["vectors_config"]["dense"].on_disk is None

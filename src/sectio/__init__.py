@@ -12,7 +12,7 @@ from sectio.engine import Sectio
 from sectio.errors import SectioError
 from sectio.retrieve.decision import decide
 from sectio.retrieve.policy import EvidencePolicy
-from sectio.retrieve.rerank import FakeReranker, Reranker
+from sectio.retrieve.rerank import Reranker
 from sectio.settings import Settings
 
 __all__ = [
@@ -20,7 +20,6 @@ __all__ = [
     "CorpusProfile",
     "Evidence",
     "EvidencePolicy",
-    "FakeReranker",
     "Reranker",
     "RetrievalResult",
     "SearchResult",

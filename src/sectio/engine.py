@@ -3,11 +3,18 @@
 Its operational-store methods (traces, feedback, migrations, retention) live
 in :mod:`sectio.engine_ops`, mixed into :class:`Sectio`.
 
-Example:
+Example (the README's "From Python" section runs the same in a test):
+    >>> import json, tempfile, pathlib
     >>> from sectio import Sectio, Settings
-    >>> s = Sectio(Settings(home="/tmp/sectio-doc", embedder="fake"))  # doctest: +SKIP
-    >>> s.ingest("chunks.jsonl", collection="docs")  # doctest: +SKIP
-    >>> s.search("aspirin dose", collection="docs").hits[0].doc_id  # doctest: +SKIP
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "c.jsonl").write_text(json.dumps({"chunk_id": "a#w#0", "doc_id": "aspirin",
+    ...     "section_key": "warnings", "part_index": 0, "text": "May cause bleeding.",
+    ...     "source_refs": [{"source": "label"}]}) + "\n")
+    >>> with Sectio(Settings(home=d / "home", embedder="fake")) as s:
+    ...     _ = s.ingest(d / "c.jsonl")
+    ...     hit = s.search("bleeding").hits[0]
+    >>> hit.doc_id, hit.source_refs[0].source
+    ('aspirin', 'label')
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sectio import telemetry
 from sectio.contract.bounds import InputLimits
 from sectio.contract.names import check_collection_name
 from sectio.contract.profile import CorpusProfile, load_profile
@@ -28,9 +36,11 @@ from sectio.embed.port import Embedder
 from sectio.engine_ops import OpsFacade
 from sectio.errors import CollectionNotFound, ConfigError, SectioError
 from sectio.index.collection import Collection, open_collection
+from sectio.index.copy import TransferReport, serving_gate
 from sectio.index.factory import build_backend
 from sectio.index.manifest import Manifest, check_serving
 from sectio.index.port import IndexBackend
+from sectio.index.transfer import export_collection, import_collection
 from sectio.ingest.loader import IngestReport, load_records
 from sectio.ingest.readers import read_source
 from sectio.plan import DocsPlanRoute, RetrievalPlan
@@ -44,18 +54,25 @@ from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import Reranker, build_reranker
 from sectio.retrieve.search import search as run_search
-from sectio.retrieve.search_filters import Filters
+from sectio.retrieve.search_filters import Filters, build_where
 from sectio.settings import Settings
 
 if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
-    from sectio.index.transfer import TransferReport
     from sectio.ops.store import OpsStore
 
 DEFAULT_COLLECTION = "default"
+#: The tenant of records that name none, and of a single-tenant library's reads.
+DEFAULT_TENANT = "default"
 
 
 class Sectio(OpsFacade):
     """The library facade; the CLI and the HTTP API are thin layers over it.
+
+    Single-tenant use needs no tenant: reads default to ``tenant`` (``"default"``,
+    the tenant of records that name none); the HTTP layer always passes the API
+    key's tenant. Retrieval writes no trace unless asked: ``write_traces=True``
+    (what the CLI passes) or ``record=True`` on a call; ``SECTIO_TRACES=false``
+    turns every trace off.
 
     Not thread-safe: one process owns a Qdrant Edge collection; the HTTP layer
     serialises calls into it. Exceptions: :meth:`stats` (counters only), the
@@ -71,8 +88,14 @@ class Sectio(OpsFacade):
         backend: IndexBackend | None = None,
         ops: OpsStore | None = None,
         reranker: Reranker | None = None,
+        tenant: str = DEFAULT_TENANT,
+        write_traces: bool = False,
     ) -> None:
         self.settings = settings or Settings()
+        #: The tenant of a read that names none.
+        self.default_tenant = tenant
+        #: Whether ``ask``/``search``/``lookup`` write a trace when the call does not say.
+        self.write_traces = write_traces
         self._inner_embedder = embedder
         self._embedder: CachedEmbedder | None = None
         self._backend = backend
@@ -86,6 +109,14 @@ class Sectio(OpsFacade):
         self._reranker: tuple[Reranker | None, str | None] | None = (
             (reranker, None) if reranker is not None else None
         )
+
+    def _tenant(self, tenant: str | None) -> str:
+        """``tenant``, or the default tenant when a call names none."""
+        return self.default_tenant if tenant is None else tenant
+
+    def _records(self, record: bool | None) -> bool:
+        """Whether a retrieval call writes its trace: its ``record``, else ``write_traces``."""
+        return self.write_traces if record is None else record
 
     # --- components -----------------------------------------------------------------
     @property
@@ -114,7 +145,8 @@ class Sectio(OpsFacade):
         """
         if name not in self._open:
             check_collection_name(name)
-            self._open[name] = open_collection(self.backend, name, self.embedder)
+            coll = open_collection(self.backend, name, self.embedder)
+            self._open[name] = telemetry.instrument_collection(coll)  # engine-query spans
         return self._open[name]
 
     def release(self, name: str) -> None:
@@ -249,7 +281,7 @@ class Sectio(OpsFacade):
             self.release(name)
             raise
 
-    def collection_detail(self, name: str, *, tenant: str) -> dict[str, Any]:
+    def collection_detail(self, name: str, *, tenant: str | None = None) -> dict[str, Any]:
         """``{"name", "count", "tenant_count", "manifest"}`` of an open, gated collection:
         its points, ``tenant``'s points and its manifest (without the profile).
 
@@ -260,7 +292,7 @@ class Sectio(OpsFacade):
         return {
             "name": name,
             "count": coll.index.count(),
-            "tenant_count": self.count(collection=name, tenant=tenant),
+            "tenant_count": self.count(collection=name, tenant=self._tenant(tenant)),
             "manifest": _manifest_json(coll.manifest),
         }
 
@@ -308,8 +340,8 @@ class Sectio(OpsFacade):
         top_k: int = 10,
         mode: str = "hybrid",
         filters: Filters | None = None,
-        tenant: str,
-        record: bool = True,
+        tenant: str | None = None,
+        record: bool | None = None,
     ) -> SearchResult:
         """Search ``collection`` as ``tenant``: ``hybrid`` (default), ``dense`` or ``lexical``.
 
@@ -317,25 +349,36 @@ class Sectio(OpsFacade):
         ``doc_id``, ``section_key``, ``chunk_kind``, ``tags`` (any of),
         ``metadata.domain``, ``metadata.subdomain`` and ``path`` (prefix). Each
         hit's ``score`` is its dense cosine similarity (0.0 for a lexical-only hit).
-        See :mod:`sectio.retrieve.search`. ``record=False`` leaves the trace to the
-        caller (:meth:`record`; the server writes it off the engine thread).
+        On a docs collection (its profile's engine is the docs planner) only D0, the
+        doc chunks, is searched unless ``filters`` names a ``layer`` (``"all"``:
+        every layer, D0-D5); ``details["layers"]`` says which.
+        See :mod:`sectio.retrieve.search`. ``record`` (default: ``write_traces``)
+        writes the trace; the server passes False and writes it off the engine
+        thread (:meth:`record`).
 
         Raises:
             UnknownFilter: an unknown filter key.
             ConfigError: an unknown mode.
         """
-        result = run_search(
-            self.collection(collection),
-            self.embedder,
-            query,
-            tenant=tenant,
-            top_k=top_k,
-            mode=mode,
-            filters=filters,
-            params=FusionParams.from_settings(self.settings),
-            guard=self.tenant_guard,
-        )
-        if record:
+        tenant = self._tenant(tenant)
+        coll = self.collection(collection)
+        filters, layers = search_layers(coll.profile, filters)
+        with telemetry.call_span("search", collection, tenant) as span:
+            result = run_search(
+                coll,
+                self.embedder,
+                query,
+                tenant=tenant,
+                top_k=top_k,
+                mode=mode,
+                filters=filters,
+                params=FusionParams.from_settings(self.settings),
+                guard=self.tenant_guard,
+            )
+            telemetry.set_attributes(span, telemetry.result_attributes(result))
+        if layers is not None:
+            result.details["layers"] = layers
+        if self._records(record):
             self.record("search", result)
         return result
 
@@ -345,30 +388,27 @@ class Sectio(OpsFacade):
         *,
         collection: str = DEFAULT_COLLECTION,
         filters: Filters | None = None,
-        tenant: str,
+        tenant: str | None = None,
     ) -> int:
         """Chunks of ``tenant`` in ``collection`` matching ``filters`` (search filter keys)."""
-        from sectio.retrieve.search_filters import build_where
-
-        return reads.count(self.collection(collection).index, tenant, build_where(filters))
+        index = self.collection(collection).index
+        return reads.count(index, self._tenant(tenant), build_where(filters))
 
     def chunks(
         self,
         *,
         collection: str = DEFAULT_COLLECTION,
         filters: Filters | None = None,
-        tenant: str,
+        tenant: str | None = None,
     ) -> list[Evidence]:
         """Every chunk of ``tenant`` matching ``filters``, in (doc, section, part) order.
 
         With ``filters={"doc_id": D, "section_key": S}`` this is a complete section
         read. ``score`` is 0.0 (nothing was ranked).
         """
-        from sectio.retrieve.search_filters import build_where
-
         points = reads.scroll_all(
             self.collection(collection).index,
-            tenant,
+            self._tenant(tenant),
             build_where(filters),
             guard=self.tenant_guard,
         )
@@ -386,11 +426,14 @@ class Sectio(OpsFacade):
         chunk_ids: list[str],
         *,
         collection: str = DEFAULT_COLLECTION,
-        tenant: str,
+        tenant: str | None = None,
     ) -> list[Evidence]:
         """Chunks by ``chunk_id``, of ``tenant`` only, in the order asked (unknown ids absent)."""
         points = reads.retrieve_chunks(
-            self.collection(collection).index, chunk_ids, tenant, guard=self.tenant_guard
+            self.collection(collection).index,
+            chunk_ids,
+            self._tenant(tenant),
+            guard=self.tenant_guard,
         )
         return [Evidence.from_payload(p.payload, 0.0, rank=None) for p in points]
 
@@ -430,21 +473,22 @@ class Sectio(OpsFacade):
         question: str,
         *,
         collection: str = DEFAULT_COLLECTION,
-        tenant: str,
+        tenant: str | None = None,
         doc_id: str | None = None,
         section_key: str | None = None,
         turn_type: str | None = None,
         top_k: int | None = None,
         conversation_id: str | None = None,
-        record: bool = True,
+        record: bool | None = None,
     ) -> RetrievalResult:
         """Answer ``question`` with evidence and a decision (:mod:`sectio.retrieve.pipeline`).
 
         ``doc_id`` / ``section_key`` override what the question names. The
         collection's profile says which routes answer it (``sectio.registry``:
-        the section router, or the docs planner). The trace is written
-        fail-open (``trace_id``), and with ``conversation_id`` the turn is
-        appended to that conversation (``record=False``: neither; the caller
+        the section router, or the docs planner). With ``record`` (default:
+        ``write_traces``; a ``conversation_id`` asks for it too) the trace is
+        written fail-open (``trace_id``) and, with ``conversation_id``, the turn
+        is appended to that conversation (``record=False``: neither; the caller
         calls :meth:`record`).
 
         Raises:
@@ -452,15 +496,18 @@ class Sectio(OpsFacade):
             ConfigError: an empty question, an unknown ``turn_type``, or one the
                 collection's engine cannot honour.
         """
-        result = self.router(collection).ask(
-            question,
-            tenant=tenant,
-            doc_id=doc_id,
-            section_key=section_key,
-            turn_type=turn_type,
-            top_k=top_k,
-        )
-        if record:
+        tenant = self._tenant(tenant)
+        with telemetry.call_span("ask", collection, tenant) as span:
+            result = self.router(collection).ask(
+                question,
+                tenant=tenant,
+                doc_id=doc_id,
+                section_key=section_key,
+                turn_type=turn_type,
+                top_k=top_k,
+            )
+            telemetry.set_attributes(span, telemetry.result_attributes(result))
+        if self._records(record if conversation_id is None else record is not False):
             self.record("ask", result, conversation_id=conversation_id)
         return result
 
@@ -469,19 +516,22 @@ class Sectio(OpsFacade):
         phrase: str,
         *,
         collection: str = DEFAULT_COLLECTION,
-        tenant: str,
-        record: bool = True,
+        tenant: str | None = None,
+        record: bool | None = None,
     ) -> RetrievalResult:
         """Reverse lookup: the documents whose lookup section mentions ``phrase``.
 
-        ``record=False`` leaves the trace to the caller (:meth:`record`).
+        ``record`` (default: ``write_traces``) writes the trace (:meth:`record`).
 
         Raises:
             CollectionNotFound: no such collection.
             ConfigError: an empty phrase.
         """
-        result = self.router(collection).lookup(phrase, tenant=tenant)
-        if record:
+        tenant = self._tenant(tenant)
+        with telemetry.call_span("lookup", collection, tenant) as span:
+            result = self.router(collection).lookup(phrase, tenant=tenant)
+            telemetry.set_attributes(span, telemetry.result_attributes(result))
+        if self._records(record):
             self.record("lookup", result)
         return result
 
@@ -491,7 +541,7 @@ class Sectio(OpsFacade):
         context: dict[str, str | list[str] | bool] | FacetContext,
         *,
         collection: str = DEFAULT_COLLECTION,
-        tenant: str,
+        tenant: str | None = None,
     ) -> Assessment:
         """Facet evidence (interaction, warnings, ...) for documents already chosen.
 
@@ -500,10 +550,10 @@ class Sectio(OpsFacade):
         Raises:
             ConfigError: a facet the collection's profile does not define.
         """
-        return self.router(collection).assess(candidates, context, tenant=tenant)
+        return self.router(collection).assess(candidates, context, tenant=self._tenant(tenant))
 
     def plan(
-        self, question: str, *, collection: str = DEFAULT_COLLECTION, tenant: str
+        self, question: str, *, collection: str = DEFAULT_COLLECTION, tenant: str | None = None
     ) -> tuple[PlanRoute, RetrievalPlan]:
         """How the docs planner routes ``question`` and the plan it builds (nothing is run).
 
@@ -514,7 +564,7 @@ class Sectio(OpsFacade):
         router = self.router(collection)
         for route in router.routes:
             if isinstance(route, DocsPlanRoute):
-                return route.planner.plan(router.scope(tenant), question)
+                return route.planner.plan(router.scope(self._tenant(tenant)), question)
         raise ConfigError(
             f"collection {collection!r} is answered by the {router.collection.profile.engine!r} "
             "engine, not the docs planner"
@@ -549,7 +599,7 @@ class Sectio(OpsFacade):
         progress: Callable[[int, int], None] | None = None,
     ) -> TransferReport:
         """Copy ``collection`` (vectors, payloads, manifest) to the store ``dest``, as
-        ``as_name``; nothing is re-embedded. ``dest``: see :mod:`sectio.index.transfer`.
+        ``as_name``; nothing is re-embedded. ``dest``: see :mod:`sectio.index.factory`.
 
         On arrival the manifest must match the configured embedder; a target
         holding another corpus is refused unless ``replace``.
@@ -559,8 +609,6 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: the target holds another corpus and ``replace`` is False.
         """
-        from sectio.index.transfer import export_collection, serving_gate
-
         check_collection_name(as_name or collection)
         self.release(collection)
         return export_collection(
@@ -593,8 +641,6 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: ``collection`` holds another corpus and ``replace`` is False.
         """
-        from sectio.index.transfer import import_collection, serving_gate
-
         check_collection_name(collection)
         self.release(collection)
         return import_collection(
@@ -616,3 +662,25 @@ class Sectio(OpsFacade):
 def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:
     """A manifest as plain data, without its profile (what info and the API show)."""
     return manifest.model_dump(mode="json", exclude={"profile"}) if manifest else None
+
+
+def search_layers(
+    profile: CorpusProfile, filters: Filters | None
+) -> tuple[Filters | None, list[str] | str | None]:
+    """The filters a plain search runs with, and the layers it reads (None: not layered).
+
+    A docs collection's D1-D5 entries are derived index rows (catalog, facts,
+    entities, workflows, relations) for the planner; a plain search reads D0,
+    the documents' own chunks, unless ``filters`` names a ``layer`` or ``"all"``.
+    """
+    if profile.engine != "docs_planner":
+        return filters, None
+    given = dict(filters or {})
+    layer = given.get("layer")
+    wanted = [layer] if isinstance(layer, str) else list(layer or [])
+    if "all" in wanted:
+        given.pop("layer")
+        return given, "all"
+    if not wanted:
+        given["layer"] = wanted = ["D0"]
+    return given, [str(v) for v in wanted]

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from sectio import telemetry
 from sectio.context import request_context
 from sectio.settings import Settings
 
@@ -38,6 +39,7 @@ class OpsFacade:
     """
 
     settings: Settings
+    default_tenant: str
     _ops: OpsStore | None
     _ops_lock: threading.Lock
 
@@ -126,7 +128,10 @@ class OpsFacade:
         except Exception as exc:  # a bad URL must not break retrieval either
             logging.getLogger("sectio.ops").warning("trace not written: %s", exc)
             return
-        for entry, trace_id in zip(entries, store.try_record_traces(entries), strict=True):
+        with telemetry.span("sectio.trace_write", {"sectio.traces": len(entries)}) as span:
+            written = store.try_record_traces(entries)
+            telemetry.set_attributes(span, {"sectio.written": sum(1 for t in written if t)})
+        for entry, trace_id in zip(entries, written, strict=True):
             entry.result.trace_id = trace_id
 
     def feedback(
@@ -134,7 +139,7 @@ class OpsFacade:
         trace_id: str,
         rating: str,
         *,
-        tenant: str,
+        tenant: str | None = None,
         comment: str | None = None,
         conversation_id: str | None = None,
     ) -> Feedback:
@@ -142,14 +147,18 @@ class OpsFacade:
 
         One feedback per trace; a second call replaces it. ``tenant`` is the
         caller's resolved tenant (the API key's): another tenant's trace reads
-        as unknown. See :meth:`sectio.ops.OpsStore.submit_feedback`.
+        as unknown (None: the default tenant). See :meth:`sectio.ops.OpsStore.submit_feedback`.
 
         Raises:
             TraceNotFound: no such trace for ``tenant``.
             InvalidInput: an unknown rating or a comment over 2000 characters.
         """
         return self.ops.submit_feedback(
-            trace_id, rating, tenant=tenant, comment=comment, conversation_id=conversation_id
+            trace_id,
+            rating,
+            tenant=self.default_tenant if tenant is None else tenant,
+            comment=comment,
+            conversation_id=conversation_id,
         )
 
     def trace(self, trace_id: str, *, tenant: str | None) -> dict[str, Any] | None:

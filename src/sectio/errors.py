@@ -25,6 +25,11 @@ The tree, with the status and stable ``code`` the HTTP API answers each with
     │                                                      restores a snapshot)
     ├── NotAvailable             501 not_available         a feature this build or configuration
     │                                                      does not provide
+    ├── RemoteError              502 remote_error          sectio.client: the service answered an
+    │   │                                                  error no class here names (401, 413,
+    │   │                                                  422, ...); ``status`` and ``code`` say it
+    │   └── ServiceUnreachable   503 service_unreachable   sectio.client: no answer (connection
+    │                                                      failed or 503) after every retry
     └── StoreError               500 store_error           the operational store refused or
         │                                                  failed an operation
         ├── StoreUnavailable     503 store_unavailable     cannot connect, or a statement timed out
@@ -139,6 +144,30 @@ class NotAvailable(SectioError):
     """A feature that this build or configuration does not provide."""
 
 
+class RemoteError(SectioError):
+    """The sectio service answered with an error that no other class names.
+
+    Raised by :mod:`sectio.client` for an HTTP error whose code maps to no
+    class of this tree (a missing key: 401 ``unauthorized``; a body over the
+    cap: 413; a malformed request: 422 ``invalid_request``; ...).
+
+    Attributes:
+        status: the HTTP status (0 when no response came).
+        code: the body's ``error.code``.
+        request_id: the ``X-Request-ID`` the request was sent with.
+    """
+
+    def __init__(
+        self, message: str, *, status: int = 0, code: str = "", request_id: str | None = None
+    ) -> None:
+        self.status, self.code, self.request_id = status, code, request_id
+        super().__init__(message)
+
+
+class ServiceUnreachable(RemoteError):
+    """No usable answer from the service (connection error or 503) after every retry."""
+
+
 class StoreError(SectioError):
     """The operational store refused or failed an operation."""
 
@@ -178,6 +207,8 @@ HTTP_ERRORS: dict[type[SectioError], tuple[int, str]] = {
     CountMismatch: (503, "index_error"),
     SnapshotError: (422, "invalid_snapshot"),
     NotAvailable: (501, "not_available"),
+    RemoteError: (502, "remote_error"),
+    ServiceUnreachable: (503, "service_unreachable"),
     StoreError: (500, "store_error"),
     StoreUnavailable: (503, "store_unavailable"),
     StoreNotMigrated: (503, "store_unavailable"),

@@ -12,10 +12,13 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from sectio._version import __version__
 from sectio.api.auth import KeyRing
+from sectio.api.docs import ASSETS, declare_bearer_auth
 from sectio.api.errors import install_error_handlers
+from sectio.api.json_body import JsonBodyDefault
 from sectio.api.middleware import RequestMiddleware
 from sectio.api.routes import ROUTERS
 from sectio.api.state import ApiState
@@ -62,10 +65,18 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
     settings = server_settings(settings or load_settings())
     keys = KeyRing.from_settings(settings)
     state = ApiState(settings, sectio or Sectio(settings), keys, owns_engine=sectio is None)
-    app = FastAPI(title="sectio", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPIOffline(  # /docs and /redoc from files in the wheel, not a CDN
+        title="sectio",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        static_url=ASSETS,
+    )
     app.state.api = state
+    app.add_middleware(JsonBodyDefault)
     app.add_middleware(RequestMiddleware, max_body_bytes=settings.max_body_bytes, keys=keys)
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    declare_bearer_auth(app)
     return app

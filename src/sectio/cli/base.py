@@ -35,7 +35,7 @@ class Context:
     @property
     def sectio(self) -> Sectio:
         if self._sectio is None:
-            self._sectio = Sectio(self.settings)
+            self._sectio = Sectio(self.settings, write_traces=True)  # the CLI traces by default
         return self._sectio
 
     def close(self) -> None:

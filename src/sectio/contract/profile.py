@@ -23,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sectio.errors import ProfileError
 
@@ -43,12 +43,36 @@ class _Strict(BaseModel):
 
 
 class SectionSpec(_Strict):
-    """One section of the corpus: key, display title, routing phrases."""
+    """One section of the corpus: key, display title, routing phrases, example questions.
+
+    ``examples``: questions that ask for this section, the document's name
+    written as "it" ("can i take it with ibuprofen"); when no phrase matches,
+    the section-intent step routes to the section whose examples are nearest
+    in meaning (:mod:`sectio.retrieve.intent`).
+    """
 
     key: str = Field(min_length=1)
     title: str = ""
     phrases: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
     intro: bool = False
+
+
+class IntentSettings(_Strict):
+    """The section-intent step (``[intent]``): when no phrase names a section.
+
+    A named document's question is compared with the sections' example
+    questions; the best section answers when its score (the mean cosine of
+    its ``k`` nearest examples) is at least ``min_score`` and leads the next
+    section by ``margin``; within ``margin`` of it, both sections answer
+    whole (``both_within`` on); below ``min_score``, the free-form route.
+    """
+
+    enabled: bool = True
+    k: int = Field(default=2, ge=1)
+    min_score: float = 0.5
+    margin: float = 0.03
+    both_within: bool = True
 
 
 class LexicalSettings(_Strict):
@@ -70,12 +94,44 @@ class LexicalSettings(_Strict):
 
 
 class PoolingSettings(_Strict):
-    """Bounded cross-section pooling (same document only)."""
+    """Bounded cross-section pooling (same document only).
+
+    ``min_matched_terms``: the distinct query terms (BM25 terms: stemmed,
+    stopwords out) a chunk must contain, the seed's criterion; a count, so it
+    means the same on a corpus of 200 chunks and of 200,000 (a raw BM25 score
+    does not). ``min_score`` is read as its old name.
+    """
 
     enabled_sections: tuple[str, ...] = ()
     excluded_sections: tuple[str, ...] = ()
-    min_score: float = 5.0
+    min_matched_terms: int = Field(
+        default=5, ge=1, validation_alias=AliasChoices("min_matched_terms", "min_score")
+    )
     max_sections: int = Field(default=2, ge=0)
+
+
+class AnswerabilitySettings(_Strict):
+    """When the evidence does not cover what a question is about (``[answerability]``).
+
+    ``subject``: ``document`` for corpora whose documents are the subjects
+    (drug labels, monographs): a question that names none of them must not
+    name another subject either, one the collection never mentions or one
+    it mentions only in ``subject_sections`` (where labels list other drugs)
+    and never in its lookup section; ``terms`` for the rest (coverage of the
+    question's salient terms decides). ``min_coverage``: the share
+    of the question's salient-term weight (IDF over the collection) the
+    evidence must hold. ``dense_floor``: a best cosine at or under it is weak
+    evidence; None calibrates it on the collection (the
+    ``calibration_percentile`` of the best cosines unrelated questions reach).
+    ``rerank_floor``: with a reranker, a top score under it is weak evidence.
+    """
+
+    subject: Literal["document", "terms"] = "terms"
+    subject_sections: tuple[str, ...] = ()
+    min_coverage: float = Field(default=0.5, ge=0.0, le=1.0)
+    dense_floor: float | None = None
+    calibration_percentile: float = Field(default=95.0, ge=0.0, le=100.0)
+    rerank_floor: float | None = None
 
 
 class FacetSpec(_Strict):
@@ -106,6 +162,8 @@ class CorpusProfile(_Strict):
     sections: tuple[SectionSpec, ...] = ()
     lexical: LexicalSettings = LexicalSettings()
     pooling: PoolingSettings = PoolingSettings()
+    answerability: AnswerabilitySettings = AnswerabilitySettings()
+    intent: IntentSettings = IntentSettings()
     reverse_lookup_section: str | None = None
     facets: dict[str, FacetSpec] = Field(default_factory=dict)
     policy: dict[str, float] = Field(default_factory=dict)

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sectio.contract.record import SourceRef
+
 Decision = Literal["ANSWERABLE", "ABSTAIN", "VERIFY_SOURCE"]
 
 
@@ -26,7 +28,8 @@ class Evidence(BaseModel):
     part_index: int
     text: str
     score: float
-    source_refs: list[dict[str, Any]] = Field(default_factory=list)
+    #: Provenance: ``source`` and, where known, ``page`` and ``url`` (other keys kept).
+    source_refs: list[SourceRef] = Field(default_factory=list)
     rank: int | None = None
     doc_title: str | None = None
     section_title: str | None = None

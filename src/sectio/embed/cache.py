@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sectio import telemetry
 from sectio.embed.port import Embedder, Matrix, QueryBatch, TokenStarts, Vector
 from sectio.errors import EmbeddingError
 
@@ -193,7 +194,8 @@ class CachedEmbedder:
         """
         if self.query_cache_size == 0:
             self.stats.queries_computed += 1
-            return self.inner.embed_query(text)
+            with telemetry.span("sectio.embed", {"sectio.embed.cached": False}):
+                return self.inner.embed_query(text)
         with self._queries_lock:
             vec = self._queries.get(text)
             if vec is not None:
@@ -203,7 +205,8 @@ class CachedEmbedder:
                 else:
                     self.stats.queries_cached += 1
                 return vec
-        vec = self.inner.embed_query(text)
+        with telemetry.span("sectio.embed", {"sectio.embed.cached": False}):
+            vec = self.inner.embed_query(text)
         with self._queries_lock:
             kept = self._remember(text, vec)
             self.stats.queries_computed += 1

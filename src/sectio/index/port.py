@@ -53,6 +53,17 @@ class IndexSpec:
     #: True: the dense vector holds one vector per window, scored by the best (MaxSim).
     multivector: bool = False
 
+    @classmethod
+    def from_manifest(cls, manifest: Manifest) -> IndexSpec:
+        """The spec a manifest describes (its BM25 vector names, quantization, windows)."""
+        return cls(
+            dimensions=manifest.dimensions,
+            distance=manifest.distance,
+            sparse_names=tuple(manifest.bm25.get("vectors", [BM25])),
+            quantization=manifest.quantization,
+            multivector=manifest.dense_window_tokens > 0,
+        )
+
 
 @dataclass(frozen=True)
 class PointData:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -42,6 +41,8 @@ from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
 from sectio.errors import ContractError
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
 from sectio.ingest.detect import tree_files
+from sectio.ingest.md_doc import ChunkSpan, DocBuild, DocLink
+from sectio.ingest.md_layers import build_layers
 from sectio.ingest.md_parse import Block, ParsedDoc, Section, parse_markdown
 from sectio.ingest.sources import read_text
 
@@ -51,67 +52,6 @@ DOC_ROOTS = ("docs", "doc", "documentation")
 DOMAIN_CONTAINERS = ("domains",)
 _LIMITS = InputLimits()
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
-
-
-@dataclass
-class DocLink:
-    """A link from one document to another (or to a non-Markdown file of the corpus)."""
-
-    target: str
-    text: str
-    section_key: str
-    line: int
-    chunk_id: str | None
-    kind: str = "link"  # "link" | "include" | "file"
-
-
-@dataclass
-class ChunkSpan:
-    """Where a D0 chunk sits in its file."""
-
-    chunk_id: str
-    section_key: str
-    line: int
-    end_line: int
-    kind: str
-
-
-@dataclass
-class DocBuild:
-    """One document, parsed, with its D0 chunks and resolved links."""
-
-    doc: ParsedDoc
-    doc_id: str
-    title: str
-    metadata: dict[str, Any]
-    tags: list[str]
-    chunks: list[ChunkRecord] = field(default_factory=list)
-    spans: list[ChunkSpan] = field(default_factory=list)
-    links: list[DocLink] = field(default_factory=list)
-
-    def chunk_at(self, section_key: str, line: int) -> str | None:
-        """The D0 chunk covering ``line`` of ``section_key`` (else the section's first)."""
-        first: str | None = None
-        for span in self.spans:
-            if span.section_key != section_key:
-                continue
-            first = first or span.chunk_id
-            if span.line <= line <= span.end_line:
-                return span.chunk_id
-        return first
-
-    def source_ref(self, section: Section | None, line: int | None = None, **extra: Any) -> dict:
-        """A provenance entry: the file, the heading anchor as a URL, the line."""
-        ref: dict[str, Any] = {"source": self.doc_id}
-        if section is not None and section.anchor:
-            ref["url"] = f"{self.doc_id}#{section.anchor}"
-            ref["anchor"] = section.anchor
-        else:
-            ref["url"] = self.doc_id
-        if line is not None:
-            ref["line"] = line
-        ref.update(extra)
-        return ref
 
 
 def domain_of(doc_id: str, front: dict[str, Any]) -> dict[str, str]:
@@ -207,18 +147,36 @@ def _pack_section(
     doc_ids: set[str],
     root: Path,
 ) -> None:
-    """D0 chunks of one section: prose packed under ``budget``, blocks alone."""
+    """D0 chunks of one section: prose packed under ``budget``, blocks alone.
+
+    Appends to ``build`` each chunk (``part_index`` in section order), its span, and
+    the links its blocks make.
+    """
+    for i, part in enumerate(_section_parts(section, budget, count)):
+        chunk_id = f"{build.doc_id}#{section.key}#{i}"
+        record = _d0_record(build, section, i, part, tenant, doc_ids)
+        build.chunks.append(parse_record(record, build.doc_id, part["line"]))
+        build.spans.append(
+            ChunkSpan(chunk_id, section.key, part["line"], part["end_line"], part["kind"])
+        )
+        for block in part["blocks"]:
+            for href, text in block.links:
+                target, _ = resolve_link(build.doc_id, href, doc_ids)
+                if target and target != build.doc_id:
+                    build.links.append(DocLink(target, text, section.key, block.line, chunk_id))
+                elif target is None:
+                    ftarget = _file_target(build.doc_id, href, root)
+                    if ftarget:
+                        build.links.append(
+                            DocLink(ftarget, text, section.key, block.line, chunk_id, "file")
+                        )
+
+
+def _section_parts(section: Section, budget: int, count: TokenCounter) -> list[dict[str, Any]]:
+    """A section's blocks as chunk parts, in order: consecutive prose blocks packed
+    under ``budget`` tokens (a longer block split on its own), every other block alone."""
     parts: list[dict[str, Any]] = []
     pending: list[Block] = []
-
-    def link_targets(blocks: list[Block]) -> list[str]:
-        out: list[str] = []
-        for b in blocks:
-            for href, _ in b.links:
-                target, _ = resolve_link(build.doc_id, href, doc_ids)
-                if target and target != build.doc_id and target not in out:
-                    out.append(target)
-        return out
 
     def emit(text: str, blocks: list[Block], kind: str, language: str = "") -> None:
         parts.append(
@@ -262,44 +220,47 @@ def _pack_section(
             flush()
             emit(block.text, [block], block.kind, block.language)
     flush()
+    return parts
 
-    for i, part in enumerate(parts):
-        chunk_id = f"{build.doc_id}#{section.key}#{i}"
-        kind = part["kind"]
-        record: dict[str, Any] = {
-            "chunk_id": chunk_id,
-            "doc_id": build.doc_id,
-            "path": build.doc_id,
-            "section_key": section.key,
-            "part_index": i,
-            "text": part["text"],
-            "doc_title": build.title,
-            "section_title": section.title or build.title,
-            "chunk_kind": "prose" if kind == "prose" else "block",
-            "tenant": tenant,
-            "metadata": dict(build.metadata),
-            "tags": list(build.tags),
-            "layer": "D0",
-            "block_type": kind,
-            "heading_path": list(section.heading_path),
-            "links": link_targets(part["blocks"]),
-            "source_refs": [build.source_ref(section, part["line"], end_line=part["end_line"])],
-        }
-        if part["language"]:
-            record["language"] = part["language"]
-        build.chunks.append(parse_record(record, build.doc_id, part["line"]))
-        build.spans.append(ChunkSpan(chunk_id, section.key, part["line"], part["end_line"], kind))
-        for block in part["blocks"]:
-            for href, text in block.links:
-                target, _ = resolve_link(build.doc_id, href, doc_ids)
-                if target and target != build.doc_id:
-                    build.links.append(DocLink(target, text, section.key, block.line, chunk_id))
-                elif target is None:
-                    ftarget = _file_target(build.doc_id, href, root)
-                    if ftarget:
-                        build.links.append(
-                            DocLink(ftarget, text, section.key, block.line, chunk_id, "file")
-                        )
+
+def _d0_record(
+    build: DocBuild,
+    section: Section,
+    index: int,
+    part: dict[str, Any],
+    tenant: str,
+    doc_ids: set[str],
+) -> dict[str, Any]:
+    """The chunk record (as a dict) of one part of ``section``."""
+    kind = part["kind"]
+    links: list[str] = []
+    for b in part["blocks"]:
+        for href, _ in b.links:
+            target, _ = resolve_link(build.doc_id, href, doc_ids)
+            if target and target != build.doc_id and target not in links:
+                links.append(target)
+    record: dict[str, Any] = {
+        "chunk_id": f"{build.doc_id}#{section.key}#{index}",
+        "doc_id": build.doc_id,
+        "path": build.doc_id,
+        "section_key": section.key,
+        "part_index": index,
+        "text": part["text"],
+        "doc_title": build.title,
+        "section_title": section.title or build.title,
+        "chunk_kind": "prose" if kind == "prose" else "block",
+        "tenant": tenant,
+        "metadata": dict(build.metadata),
+        "tags": list(build.tags),
+        "layer": "D0",
+        "block_type": kind,
+        "heading_path": list(section.heading_path),
+        "links": links,
+        "source_refs": [build.source_ref(section, part["line"], end_line=part["end_line"])],
+    }
+    if part["language"]:
+        record["language"] = part["language"]
+    return record
 
 
 def build_doc(
@@ -357,8 +318,6 @@ def read_markdown(
         ContractError: no Markdown file under ``path``; a file refused as above.
         RecordError: a derived record breaks the contract (names file, line, field).
     """
-    from sectio.ingest.md_layers import build_layers
-
     source = Path(path)
     if source.is_file():
         root, files = source.parent, [source]

@@ -40,7 +40,7 @@ import yaml
 
 from sectio.contract.record import ChunkRecord, parse_record
 from sectio.ingest.chunking import TokenCounter
-from sectio.ingest.markdown import DocBuild
+from sectio.ingest.md_doc import DocBuild
 from sectio.ingest.md_parse import Section, slugify
 
 _METHOD_PATH = re.compile(

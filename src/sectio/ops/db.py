@@ -28,6 +28,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 
 from sectio.errors import ConfigError
+from sectio.extras import require_extra
 from sectio.settings import Settings
 
 SQLITE_FILE = "sectio.sqlite3"
@@ -50,6 +51,7 @@ def parse_url(url: str) -> URL:
 
     Raises:
         ConfigError: an unparseable URL or another database.
+        NotAvailable: a PostgreSQL URL without the ``postgres`` extra (psycopg).
     """
     try:
         parsed = make_url(url)
@@ -61,6 +63,7 @@ def parse_url(url: str) -> URL:
             raise ConfigError(
                 f"SECTIO_DATABASE_URL: driver {driver!r} is not supported; use postgresql+psycopg://"
             )
+        require_extra("postgres", "psycopg")
         return parsed.set(drivername="postgresql+psycopg")
     if backend == "sqlite":
         if driver not in ("", "pysqlite"):

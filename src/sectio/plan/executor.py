@@ -10,12 +10,17 @@ Steps, in order:
    of the paths (file name first, then shorter paths; at most
    :data:`MAX_SUBSTRING_PATHS`), seeded the same way;
 3. **hybrid**: dense + BM25 reciprocal rank fusion inside the engine
-   (``VectorIndex.search_fused``) over the plan's layers under the hard
-   filters, then re-ordered by the soft preferences (score boosts only, so
-   they change order, never membership);
+   (``VectorIndex.search_fused``, the scope's one fusion setting) over the
+   plan's layers under the hard filters, then re-ordered by the soft
+   preferences (boosts in units of the fusion value of a point first in every
+   list, so they change order, never membership);
 4. **merge**: seeds first, then hybrid rows, each chunk once, at most
    :data:`MAX_ROWS_PER_DOC` hybrid rows per document, cut to the plan's limit
    (the best candidates cut are named in ``omitted``).
+
+A row's ``score`` is the cosine of the question with the row's dense vector
+(its best window's), as in ``search``: fusion values order rows, cosines say
+how close they are (the answerability stage reads them).
 
 Hard filters (tenant, layers, ``path_prefixes``, ``metadata.domain``,
 ``metadata.subdomain``, ``exclude_path_prefixes``) go into every engine query
@@ -36,7 +41,7 @@ from typing import Any
 
 from sectio.index.filters import AnyOf, Condition, Eq, Prefix, Where, tenant_where
 from sectio.index.ids import point_id_for
-from sectio.index.port import StoredPoint
+from sectio.index.port import StoredPoint, best_cosine
 from sectio.plan.catalog import DocsCatalog
 from sectio.plan.models import Layer, RetrievalPlan
 from sectio.retrieve.reads import retrieve_points
@@ -51,11 +56,10 @@ MAX_ROWS_PER_HINT = 3
 MAX_ROWS_PER_DOC = 2
 #: Candidates cut by the limit (or the per-document cap) named in ``omitted_evidence_ids``.
 MAX_OMITTED = 10
-#: Boost weights, in units of the RRF score (1/(60+rank): rank 1 -> 0.0164, rank 10 -> 0.0143).
-W_PREFIX = 0.002
-W_LIKE = 0.004
-W_NON_TEST = 0.001
-RRF_K = 60
+#: Boost weights, as shares of the fusion value of a point first in every list.
+W_PREFIX = 0.06
+W_LIKE = 0.12
+W_NON_TEST = 0.03
 
 EXACT = "exact_seed"
 SUBSTRING = "substring_seed"
@@ -64,7 +68,7 @@ HYBRID = "hybrid"
 
 @dataclass(frozen=True)
 class PlannedRow:
-    """One retrieved row: the stored point, its score, the step that found it."""
+    """One retrieved row: the stored point, its cosine with the question, the step that found it."""
 
     payload: dict[str, Any]
     score: float
@@ -181,8 +185,8 @@ class PlanExecutor:
         return not any(path.startswith(str(p)) for p in f.get("exclude_path_prefixes") or ())
 
     # --- scoring ----------------------------------------------------------------------
-    def boost(self, payload: dict[str, Any], plan: RetrievalPlan) -> float:
-        """The soft-preference bonus of a row (added to its fused score)."""
+    def boost(self, payload: dict[str, Any], plan: RetrievalPlan, unit: float = 1.0) -> float:
+        """The soft-preference bonus of a row (added to its fused score), in ``unit``s."""
         f = plan.filters
         path = str(payload.get("path") or "")
         bonus = 0.0
@@ -198,7 +202,7 @@ class PlanExecutor:
             bonus += W_LIKE * min(hits, 2)
         if f.get("prefer_non_tests") and "test" not in path.lower():
             bonus += W_NON_TEST
-        return bonus
+        return bonus * unit
 
     # --- engine calls -----------------------------------------------------------------
     def _fused(
@@ -209,8 +213,16 @@ class PlanExecutor:
         limit: int,
         pool: int,
     ) -> list[StoredPoint]:
+        fusion = self.scope.fusion
         points = self.collection.index.search_fused(
-            question_vec, sparse, pool=pool, limit=limit, where=where, rrf_k=RRF_K
+            question_vec,
+            sparse,
+            pool=pool,
+            limit=limit,
+            where=where,
+            rrf_k=fusion.rrf_k,
+            weights=fusion.weights(sparse_names=tuple(sparse)),
+            with_vectors=True,
         )
         return self.scope.guard.keep(points, self.tenant, "docs_plan")
 
@@ -221,16 +233,16 @@ class PlanExecutor:
         if Layer.D1_DOCUMENT_CATALOG in plan.layers:
             d1 = [point_id_for(f"d1:{path}")]
             for p in retrieve_points(
-                self.collection.index, d1, self.tenant, guard=self.scope.guard
+                self.collection.index, d1, self.tenant, guard=self.scope.guard, with_vectors=True
             ):
                 if p.payload.get("path") == path:
-                    rows.append((p, 1.0))
+                    rows.append((p, best_cosine(vec, p.dense)))
         rest = [layer for layer in plan.layers if layer != Layer.D1_DOCUMENT_CATALOG]
         room = per_hint - len(rows)
         if rest and room > 0:
             where = self._base_where(plan, rest).and_(Eq("path", path))
             for p in self._fused(vec, sparse, where, room, pool=max(room * 8, 32)):
-                rows.append((p, float(p.score or 0.0)))
+                rows.append((p, best_cosine(vec, p.dense)))
         return rows
 
     def path_allowed(self, path: str, plan: RetrievalPlan) -> bool:
@@ -249,12 +261,38 @@ class PlanExecutor:
 
     # --- the plan -----------------------------------------------------------------------
     def execute(self, plan: RetrievalPlan, question: str) -> Execution:
-        """Run ``plan`` for ``question``; rows in merge order, at most ``plan.limit``."""
+        """Run ``plan`` for ``question``; rows in merge order, at most ``plan.limit``.
+
+        Steps, in order: exact-path seeds for the plan's doc hints, substring seeds
+        for the hints no path matches, then hybrid search over the plan's layers;
+        seeds come first in the merge, hybrid rows fill up to the limit.
+        """
         vec = self.embedder.embed_query(question)
         sparse = self.collection.lexical.encode_query(question)
+        steps: list[dict[str, Any]] = []
+        seeded, dropped = self._seeds(plan, vec, sparse, steps)
+        hybrid, hybrid_dropped = self._hybrid_candidates(plan, vec, sparse)
+        dropped += hybrid_dropped
+        steps.append({"step": HYBRID, "candidates": len(hybrid)})
+        rows, omitted = self._merge(plan, vec, seeded, hybrid)
+        steps[-1]["rows"] = [r.chunk_id for r in rows if r.step == HYBRID]
+        if dropped:
+            log.warning("plan executor: %d row(s) failed the Python-side filter check", dropped)
+        return Execution(
+            rows=rows, steps=steps, omitted=omitted[:MAX_OMITTED], dropped_by_checks=dropped
+        )
+
+    def _seeds(
+        self,
+        plan: RetrievalPlan,
+        vec: Any,
+        sparse: Any,
+        steps: list[dict[str, Any]],
+    ) -> tuple[list[PlannedRow], int]:
+        """Exact-path then substring seeds for the plan's doc hints (steps appended to
+        ``steps``); the rows and how many failed the Python-side check."""
         hints = [str(h) for h in plan.filters.get("target_doc_hints") or ()]
         per_hint = max(1, min(MAX_ROWS_PER_HINT, plan.limit // max(len(hints), 1)))
-        steps: list[dict[str, Any]] = []
         seeded: list[PlannedRow] = []
         dropped = 0
         known = {d.path: d for d in self.catalog.docs.values()}
@@ -286,8 +324,13 @@ class PlanExecutor:
                 seeded.extend(PlannedRow(p.payload, s, SUBSTRING, hint) for p, s in kept)
                 got_ids.extend(p.payload["chunk_id"] for p, _ in kept)
             steps.append({"step": SUBSTRING, "hint": hint, "paths": paths, "rows": got_ids})
+        return seeded, dropped
 
-        # hybrid over the plan's layers under the hard filters
+    def _hybrid_candidates(
+        self, plan: RetrievalPlan, vec: Any, sparse: Any
+    ) -> tuple[list[tuple[float, int, StoredPoint]], int]:
+        """Hybrid over the plan's layers under the hard filters, boosted, best first; and
+        how many failed the Python-side check."""
         want = plan.limit * 4
         pool = max(plan.limit * 8, 64)
         candidates: dict[str, StoredPoint] = {}
@@ -299,7 +342,9 @@ class PlanExecutor:
                 old = candidates.get(p.id)
                 if old is None or (p.score or 0.0) > (old.score or 0.0):
                     candidates[p.id] = p
+        unit = self.scope.fusion.top_value(sparse_names=tuple(sparse))
         hybrid: list[tuple[float, int, StoredPoint]] = []
+        dropped = 0
         ordered = sorted(candidates.values(), key=lambda p: -(p.score or 0.0))
         for i, p in enumerate(ordered):
             if not self.engine_filters_hold(p.payload, plan):
@@ -307,10 +352,20 @@ class PlanExecutor:
                 continue
             if self.excluded_by_pattern(p.payload, plan):
                 continue
-            hybrid.append(((p.score or 0.0) + self.boost(p.payload, plan), i, p))
+            hybrid.append(((p.score or 0.0) + self.boost(p.payload, plan, unit), i, p))
         hybrid.sort(key=lambda t: (-t[0], t[1]))
-        steps.append({"step": HYBRID, "candidates": len(hybrid)})
+        return hybrid, dropped
 
+    def _merge(
+        self,
+        plan: RetrievalPlan,
+        vec: Any,
+        seeded: list[PlannedRow],
+        hybrid: list[tuple[float, int, StoredPoint]],
+    ) -> tuple[list[PlannedRow], list[str]]:
+        """Seeds first, then hybrid rows (at most ``max_per_doc`` a document), up to
+        ``plan.limit``; the rows (scored by their cosine with ``vec``) and the chunk
+        ids left out."""
         rows: list[PlannedRow] = []
         seen: set[str] = set()
         per_doc: dict[str, int] = {}
@@ -324,7 +379,7 @@ class PlanExecutor:
             rows.append(row)
             doc = str(row.payload.get("doc_id"))
             per_doc[doc] = per_doc.get(doc, 0) + 1
-        for score, _, p in hybrid:
+        for _, _, p in hybrid:
             cid = str(p.payload.get("chunk_id"))
             if cid in seen:
                 continue
@@ -334,13 +389,8 @@ class PlanExecutor:
                 continue
             seen.add(cid)
             per_doc[doc] = per_doc.get(doc, 0) + 1
-            rows.append(PlannedRow(p.payload, score, HYBRID))
-        steps[-1]["rows"] = [r.chunk_id for r in rows if r.step == HYBRID]
-        if dropped:
-            log.warning("plan executor: %d row(s) failed the Python-side filter check", dropped)
-        return Execution(
-            rows=rows, steps=steps, omitted=omitted[:MAX_OMITTED], dropped_by_checks=dropped
-        )
+            rows.append(PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID))
+        return rows, omitted
 
 
 __all__ = [

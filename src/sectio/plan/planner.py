@@ -16,7 +16,7 @@ from sectio.contract.request import AskRequest
 from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
 from sectio.plan.catalog import CatalogCache, DocsCatalog
-from sectio.plan.executor import Execution, PlanExecutor
+from sectio.plan.executor import MAX_ROWS_PER_DOC, Execution, PlanExecutor
 from sectio.plan.models import Anchors, RetrievalPlan, Route
 from sectio.plan.policy import DocsLayout, PolicyResolver, dedupe
 from sectio.plan.router import IntentRouter
@@ -113,6 +113,13 @@ def build_outcome(
             "plan": plan.model_dump(mode="json"),
             "steps": execution.steps,
             "documents": list(dict.fromkeys(str(e.doc_id) for e in evidence)),
+            # why omitted_evidence_ids were left out: the plan's row limit, or the
+            # per-document cap of the hybrid step (never a token budget: no packing here)
+            "row_limit": {
+                "limit": plan.limit,
+                "per_document": MAX_ROWS_PER_DOC,
+                "omitted": len(execution.omitted),
+            },
         },
         doc_id=str(seeds[0].payload.get("doc_id")) if seeds else None,
         omitted=execution.omitted,

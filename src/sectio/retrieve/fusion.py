@@ -49,6 +49,15 @@ class FusionParams:
         """Candidates each list takes for a final cut of ``limit`` (never fewer than ``limit``)."""
         return max(limit, min(self.pool_max, max(self.pool_min, self.pool_factor * limit)))
 
+    def top_value(self, *, sparse_names: Sequence[str] = ()) -> float:
+        """The fusion value of a point first in every list (a unit for score boosts).
+
+        Example:
+            >>> FusionParams(rrf_k=2).top_value(sparse_names=("bm25",))
+            1.1
+        """
+        return sum(self.weights(sparse_names=sparse_names)) / self.rrf_k
+
     def weights(self, *, dense: bool = True, sparse_names: Sequence[str] = ()) -> list[float]:
         """RRF weights in prefetch order: dense first, then the BM25 variants.
 

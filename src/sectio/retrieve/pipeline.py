@@ -15,7 +15,11 @@ same named stages, in this order:
 ``hydrate`` ranked outcomes only: a chunk with a ``parent_id`` brings its parent.
 ``pack``    ranked outcomes keep the top ``top_k``; ranked and overview outcomes
             are packed to the token budget (whole chunks, never cut).
-``decide``  :func:`sectio.retrieve.decision.decide` on the evidence.
+``answerability``  does the evidence cover what the question is about? If not,
+            the turn abstains with a stable reason and the candidates are
+            withheld (:mod:`sectio.retrieve.answerability`).
+``decide``  :func:`sectio.retrieve.decision.decide` on the evidence (unless
+            the answerability stage abstained).
 ==========  =================================================================
 
 ``stages`` is a plain list: a later feature inserts its stage by name (e.g.
@@ -31,10 +35,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from sectio import telemetry
 from sectio.contract.request import AskRequest
 from sectio.contract.result import RetrievalResult
 from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
+from sectio.retrieve import answerability as ans
+from sectio.retrieve.calibration import dense_floor
 from sectio.retrieve.decision import decide
 from sectio.retrieve.facets import Assessment, FacetContext, assess
 from sectio.retrieve.fusion import FusionParams
@@ -84,12 +91,20 @@ class Router:
         self.fusion = fusion or FusionParams()
         self.routes: tuple[Route, ...] = tuple(routes) if routes is not None else section_routes()
         self.resolver = Resolver(collection.profile, guard=self.guard)
+        self.judge = ans.Judge(
+            collection.profile.answerability,
+            collection.lexical,
+            frozenset(self.resolver.sections.vocabulary()),
+            common=lambda word: embedder.count_tokens(word) <= 1,
+        )
         self._reranker = reranker or no_reranker
+        self._floors: dict[str, float] = {}
         self.stages: list[tuple[str, Stage]] = [
             ("route", self.route),
             ("rerank", self.rerank),
             ("hydrate", self.hydrate),
             ("pack", self.pack),
+            ("answerability", self.answerability),
             ("decide", self.decide),
         ]
 
@@ -141,8 +156,9 @@ class Router:
         started = time.perf_counter()
         scope = self.scope(tenant)
         turn = Turn(request)
-        for _name, stage in self.stages:
-            stage(scope, turn)
+        for name, stage in self.stages:
+            with telemetry.stage_span(name, turn):  # OpenTelemetry: no-op when tracing is off
+                stage(scope, turn)
         outcome = turn.outcome
         assert outcome is not None and turn.decision is not None  # the route and decide stages
         turn.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
@@ -182,7 +198,8 @@ class Router:
         for route in self.routes:
             if route.needs_resolution and turn.resolution is None:
                 t0 = time.perf_counter()
-                turn.resolution = self.resolver.resolve(scope, turn)
+                with telemetry.span("sectio.resolve"):
+                    turn.resolution = self.resolver.resolve(scope, turn)
                 turn.timings["resolve"] = round((time.perf_counter() - t0) * 1000, 3)
             outcome = route.run(scope, turn)
             if outcome is not None:
@@ -243,9 +260,37 @@ class Router:
         outcome.evidence, outcome.omitted = packed.kept, [*outcome.omitted, *packed.omitted_ids]
         turn.details["packing"] = {**packed.details(), **facts}
 
+    def answerability(self, scope: ReadScope, turn: Turn) -> None:
+        """Abstain when the evidence does not cover what the question is about.
+
+        See :mod:`sectio.retrieve.answerability` for the signals and their order.
+        """
+        outcome = turn.outcome
+        assert outcome is not None
+        view = self.resolver.view(scope)
+        floor = None
+        if outcome.route not in ans.EXACT_ROUTES and outcome.evidence:
+            floor = self.dense_floor(scope)
+        verdict = self.judge.judge(turn, view.stats, dense_floor=floor, subjects=view.subjects)
+        ans.apply(outcome, verdict, turn)
+
+    def dense_floor(self, scope: ReadScope) -> float:
+        """The tenant's calibrated dense floor (the profile's fixed one when it sets one)."""
+        fixed = self.collection.profile.answerability.dense_floor
+        if fixed is not None:
+            return fixed
+        if scope.tenant not in self._floors:
+            pct = self.collection.profile.answerability.calibration_percentile
+            self._floors[scope.tenant] = dense_floor(scope, pct)
+        return self._floors[scope.tenant]
+
     def decide(self, scope: ReadScope, turn: Turn) -> None:
-        """Number the evidence and decide (:func:`~sectio.retrieve.decision.decide`)."""
+        """Number the evidence and decide (:func:`~sectio.retrieve.decision.decide`).
+
+        A turn the answerability stage abstained keeps that decision and reason.
+        """
         assert turn.outcome is not None
         for i, item in enumerate(turn.outcome.evidence):
             item.rank = i + 1
-        turn.decision, turn.reason = decide(turn.outcome.evidence)
+        if turn.decision is None:
+            turn.decision, turn.reason = decide(turn.outcome.evidence)

@@ -8,9 +8,13 @@ narrow, and every bound comes from the profile's ``[pooling]``:
 * only the same document, only prose, never the routed section itself;
 * ``excluded_sections`` are excluded outright (the known attractor scored 6
   matched terms against the true positive's 7: no threshold separates them);
-* a chunk must reach ``min_score`` in real BM25 (the collection's encoder and
-  sparse vectors, IDF over the tenant's chunks);
-* at most ``max_sections`` sections, the strongest first.
+* candidates come from real BM25 (the collection's encoder and sparse
+  vectors, IDF over the tenant's chunks); a chunk pools only when it contains
+  at least ``min_matched_terms`` distinct query terms (the seed's criterion: a
+  count of terms, so it means the same whatever the corpus size; a raw BM25
+  score grows with the collection's IDF);
+* at most ``max_sections`` sections, the strongest first (most matched terms,
+  then BM25).
 
 Pooled evidence is the matching chunks of each pooled section, in part order,
 appended after the main section and marked ``pooled=True``; its score is the
@@ -74,13 +78,24 @@ def pool_sections(
             key = str(payload.get("chunk_id"))
             if key not in best or (hit.score or 0.0) > (best[key].score or 0.0):
                 best[key] = hit
-    strong = [p for p in best.values() if (p.score or 0.0) >= settings.min_score]
+    asked = collection.lexical.terms(question)
+    matched = {
+        key: len(asked & collection.lexical.terms(str(p.payload.get("text") or "")))
+        for key, p in best.items()
+    }
     by_section: dict[str, list[StoredPoint]] = {}
-    for p in strong:
-        by_section.setdefault(str(p.payload.get("section_key")), []).append(p)
-    ranked = sorted(
-        by_section.items(), key=lambda kv: (-max(p.score or 0.0 for p in kv[1]), kv[0])
-    )[: settings.max_sections]
+    for key, p in best.items():
+        if matched[key] >= settings.min_matched_terms:
+            by_section.setdefault(str(p.payload.get("section_key")), []).append(p)
+
+    def strength(points: list[StoredPoint]) -> tuple[int, float]:
+        return (
+            max(matched[str(p.payload.get("chunk_id"))] for p in points),
+            max(p.score or 0.0 for p in points),
+        )
+
+    ranked = sorted(by_section.items(), key=lambda kv: (*(-x for x in strength(kv[1])), kv[0]))
+    ranked = ranked[: settings.max_sections]
     evidence: list[Evidence] = []
     for _key, points in ranked:
         points.sort(key=lambda p: (int(p.payload.get("part_index") or 0), p.id))
@@ -92,9 +107,14 @@ def pool_sections(
         evidence,
         {
             "enabled": True,
-            "min_score": settings.min_score,
+            "min_matched_terms": settings.min_matched_terms,
+            "query_terms": len(asked),
             "sections": [
-                {"section_key": k, "score": round(max(p.score or 0.0 for p in v), 4)}
+                {
+                    "section_key": k,
+                    "matched_terms": strength(v)[0],
+                    "score": round(strength(v)[1], 4),
+                }
                 for k, v in ranked
             ],
         },

@@ -145,11 +145,13 @@ def scroll_all(
     page: int = SCROLL_PAGE,
     max_points: int | None = None,
     route: str = "scroll",
+    with_vectors: bool = False,
 ) -> list[StoredPoint]:
     """Every point of ``tenant`` matching ``where``, all pages, checked (engine order).
 
     ``max_points`` stops early (after at least that many points); ``route``
-    names the caller in the guard's log line when it drops a point.
+    names the caller in the guard's log line when it drops a point;
+    ``with_vectors`` reads each point's vectors too.
     """
     guard = guard or TenantGuard()
     flt = scoped(tenant, where)
@@ -157,7 +159,7 @@ def scroll_all(
     seen: set[str] = set()
     offset: str | None = None
     while True:
-        points, offset = index.scroll(flt, limit=page, offset=offset)
+        points, offset = index.scroll(flt, limit=page, offset=offset, with_vectors=with_vectors)
         for point in guard.keep(points, tenant, route):
             if point.id not in seen:  # an adapter may repeat a page's boundary point
                 seen.add(point.id)
@@ -188,6 +190,7 @@ def retrieve_points(
     tenant: str,
     *,
     guard: TenantGuard | None = None,
+    with_vectors: bool = False,
 ) -> list[StoredPoint]:
     """Points by id, of ``tenant`` only, in the order of ``point_ids`` (unknown ids absent).
 
@@ -199,7 +202,9 @@ def retrieve_points(
     wanted = list(dict.fromkeys(point_ids))
     if not wanted:
         return []
-    points = scroll_all(index, tenant, Where.of(HasIds(tuple(wanted))), guard=guard)
+    points = scroll_all(
+        index, tenant, Where.of(HasIds(tuple(wanted))), guard=guard, with_vectors=with_vectors
+    )
     return in_ranking_order(points, wanted, key=lambda p: p.id)
 
 

@@ -23,7 +23,6 @@ Example:
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from sectio.embed.runtime import onnx_cache_dir
 from sectio.errors import ConfigError
 from sectio.retrieve.text import tokens
 
@@ -86,15 +86,25 @@ class CrossEncoderReranker:
     names the fastembed model description it follows (input names, pooling).
     """
 
-    def __init__(self, model_path: Path, model_name: str, *, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        model_name: str,
+        *,
+        cache_dir: Path,
+        threads: int | None = None,
+    ) -> None:
         if not Path(model_path).is_dir():
             raise ConfigError(f"rerank model folder {model_path} does not exist")
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        fastembed_cache = onnx_cache_dir(cache_dir)  # before fastembed imports onnxruntime
         from fastembed.rerank.cross_encoder import TextCrossEncoder
 
         self.name = f"cross-encoder:{model_name}"
         self._model = TextCrossEncoder(
-            model_name=model_name, specific_model_path=str(model_path), threads=threads
+            model_name=model_name,
+            specific_model_path=str(model_path),
+            cache_dir=str(fastembed_cache),
+            threads=threads,
         )
 
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
@@ -232,6 +242,7 @@ def build_reranker(settings: Any) -> Reranker | None:
         return CrossEncoderReranker(
             Path(path),
             getattr(settings, "rerank_model_name", "Xenova/ms-marco-MiniLM-L-6-v2"),
+            cache_dir=settings.cache_dir,
         )
     if kind == "http":
         url = getattr(settings, "rerank_url", None)

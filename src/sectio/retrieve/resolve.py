@@ -14,34 +14,86 @@ read and how (``flag``, ``exact``, ``folded``, ``fuzzy``, ``phrase``, ``none``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sectio.contract.profile import CorpusProfile
-from sectio.retrieve.reads import TenantGuard
+from sectio.retrieve.answerability import SubjectWords, TermStats
+from sectio.retrieve.reads import TenantGuard, scroll_all
 from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
 from sectio.retrieve.resolve_section import SectionMatch, SectionResolver
 from sectio.retrieve.routes.base import Resolution, Turn
 from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.text import tokens
+
+#: Scroll page of the one complete read that builds a tenant's view.
+VIEW_PAGE = 512
+
+
+@dataclass(frozen=True)
+class CorpusView:
+    """What one complete read of a tenant's points gives (kept while the collection is open).
+
+    Attributes:
+        catalog: the documents' names and sections.
+        stats: term document frequencies and the words the tenant's texts contain.
+        subjects: the words of document names, of the lookup section and of the
+            sections that list other subjects (answerability).
+    """
+
+    catalog: DocCatalog
+    stats: TermStats
+    subjects: SubjectWords
 
 
 class Resolver:
-    """Document and section resolution for one open collection (catalogs cached per tenant)."""
+    """Document and section resolution for one open collection (a view cached per tenant)."""
 
     def __init__(self, profile: CorpusProfile, *, guard: TenantGuard) -> None:
+        self.profile = profile
         self.sections = SectionResolver(profile)
         self.guard = guard
-        self._catalogs: dict[str, DocCatalog] = {}
+        self._views: dict[str, CorpusView] = {}
+
+    def view(self, scope: ReadScope) -> CorpusView:
+        """The tenant's view: one tenant-filtered, guard-checked scroll, then kept."""
+        if scope.tenant not in self._views:
+            points = scroll_all(
+                scope.index, scope.tenant, guard=self.guard, page=VIEW_PAGE, route="catalog"
+            )
+            payloads = [p.payload for p in points]
+            stats = TermStats.from_payloads(payloads, scope.collection.lexical)
+            catalog = DocCatalog.from_payloads(payloads, self.sections.vocabulary(), stats.words)
+            self._views[scope.tenant] = CorpusView(
+                catalog, stats, self._subjects(payloads, catalog)
+            )
+        return self._views[scope.tenant]
+
+    def _subjects(self, payloads: list[dict[str, Any]], catalog: DocCatalog) -> SubjectWords:
+        lookup = self.profile.reverse_lookup_section
+        mentioned = set(self.profile.answerability.subject_sections)
+
+        lookup_words: set[str] = set()
+        docs_of: dict[str, set[str]] = {}
+        for p in payloads:
+            key = p.get("section_key")
+            if key == lookup or key in mentioned:
+                words = tokens(str(p.get("text") or ""))
+                if key == lookup:
+                    lookup_words.update(words)
+                if key in mentioned:
+                    for w in words:
+                        docs_of.setdefault(w, set()).add(str(p.get("doc_id")))
+        return SubjectWords(
+            frozenset(w for n in catalog.names for w in n.exact),
+            frozenset(lookup_words),
+            {w: len(d) for w, d in docs_of.items()},
+            len(catalog),
+        )
 
     def catalog(self, scope: ReadScope) -> DocCatalog:
         """The tenant's document names (read once per collection open)."""
-        if scope.tenant not in self._catalogs:
-            self._catalogs[scope.tenant] = DocCatalog.build(
-                scope.index,
-                scope.tenant,
-                protected=self.sections.vocabulary(),
-                guard=self.guard,
-            )
-        return self._catalogs[scope.tenant]
+        return self.view(scope).catalog
 
     def resolve(self, scope: ReadScope, turn: Turn) -> Resolution:
         """Read the turn's question (and the caller's overrides); add what was read to details."""

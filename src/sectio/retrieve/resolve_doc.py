@@ -10,7 +10,12 @@ runs in three passes, each only when the previous one found nothing:
 3. typo-tolerant: one edit for names of :data:`FUZZY_ONE_MIN` characters or
    more, two edits from :data:`FUZZY_TWO_MIN` ("metforman", "motoprolol"),
    never for short names or short words, never for a word the section phrases
-   use, first letter kept.
+   use, first letter kept. Name safety: typo tolerance never turns one real
+   name into another, so a word that occurs verbatim in the collection is not
+   a misspelling, and neither is a word that differs from a name by a whole
+   added or dropped syllable (two adjacent letters: "prednisolone" is not
+   "prednisone"; "ibuprophen" still is "ibuprofen"). A fuzzy resolution says
+   so (``how="fuzzy"``, with the word read and its distance in ``typo``).
 
 Overlapping matches: the longest wins ("Toprol-XL" over "Toprol"). Several
 documents named in separate places, or a name shared by two documents, is
@@ -38,8 +43,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sectio.index.port import VectorIndex
-from sectio.retrieve.reads import TenantGuard, scroll_all
 from sectio.retrieve.text import Tokens, edit_distance, folded_tokens, tokens
 
 #: Names at least this long (letters, spaces excluded) tolerate one edit.
@@ -80,19 +83,23 @@ class DocResolution:
     how: How
     spans: tuple[tuple[int, int], ...] = ()
     candidates: tuple[str, ...] = ()
+    typo: tuple[str, int] | None = None
 
     @property
     def ambiguous(self) -> bool:
         return self.doc_id is None and len(self.candidates) > 1
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "doc_id": self.doc_id,
             "name": self.name,
             "how": self.how,
             "spans": [list(span) for span in self.spans],
             "candidates": list(self.candidates),
         }
+        if self.typo is not None:
+            out["typo"] = {"word": self.typo[0], "distance": self.typo[1]}
+        return out
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,7 @@ class _Hit:
     start: int
     end: int
     distance: int = 0
+    word: str = ""
 
 
 class DocCatalog:
@@ -112,11 +120,13 @@ class DocCatalog:
         titles: Mapping[str, str],
         protected: Iterable[str] = (),
         sections: Mapping[str, Iterable[str]] | None = None,
+        known_words: Iterable[str] = (),
     ) -> None:
         self.names = tuple(names)
         self.titles = dict(titles)
         self.sections = {doc: frozenset(keys) for doc, keys in (sections or {}).items()}
         self._protected = frozenset(protected)
+        self._known = frozenset(known_words)
         self._by_first: dict[str, list[DocName]] = defaultdict(list)
         self._by_first_folded: dict[str, list[DocName]] = defaultdict(list)
         self._fuzzy_names: dict[str, list[DocName]] = defaultdict(list)
@@ -129,13 +139,17 @@ class DocCatalog:
     # --- building ------------------------------------------------------------
     @classmethod
     def from_payloads(
-        cls, payloads: Iterable[Mapping[str, Any]], protected: Iterable[str] = ()
+        cls,
+        payloads: Iterable[Mapping[str, Any]],
+        protected: Iterable[str] = (),
+        known_words: Iterable[str] = (),
     ) -> DocCatalog:
         """A catalog from chunk payloads (any number per document).
 
         Args:
             payloads: stored records (``doc_id``, ``doc_title``, ``aliases``).
             protected: words never typo-corrected into a name (the routing vocabulary).
+            known_words: words the collection contains (never typo-corrected either).
         """
         titles: dict[str, str] = {}
         raw: dict[tuple[str, str], str] = {}
@@ -162,21 +176,7 @@ class DocCatalog:
                 names.append(DocName(doc_id, display, exact, folded_tokens(display)))
         for doc_id in [*sections, *(n.doc_id for n in names)]:
             titles.setdefault(doc_id, doc_id)
-        return cls(names, titles, protected, sections)
-
-    @classmethod
-    def build(
-        cls,
-        index: VectorIndex,
-        tenant: str,
-        protected: Iterable[str] = (),
-        page_size: int = 512,
-        *,
-        guard: TenantGuard,
-    ) -> DocCatalog:
-        """Read every payload of ``tenant`` once (tenant filter + ``guard``'s re-check)."""
-        points = scroll_all(index, tenant, guard=guard, page=page_size, route="catalog")
-        return cls.from_payloads((p.payload for p in points), protected)
+        return cls(names, titles, protected, sections, known_words)
 
     def display_name(self, doc_id: str) -> str:
         """The document's title (its id when it has none)."""
@@ -226,13 +226,14 @@ class DocCatalog:
     def _fuzzy(self, words: Tokens, covered: set[int]) -> list[_Hit]:
         best: dict[tuple[int, int], list[_Hit]] = {}
         for i in range(len(words)):
-            if i in covered or words[i] in self._protected:
+            if i in covered or words[i] in self._protected or words[i] in self._known:
                 continue
             for name in self._fuzzy_names.get(words[i][0], ()):
                 n = len(name.folded)
                 window = words[i : i + n]
                 if len(window) < n or any(
-                    j in covered or w in self._protected for j, w in enumerate(window, start=i)
+                    j in covered or w in self._protected or w in self._known
+                    for j, w in enumerate(window, start=i)
                 ):
                     continue
                 candidate = "".join(window)
@@ -241,14 +242,31 @@ class DocCatalog:
                 if len(candidate) < FUZZY_WORD_MIN or abs(len(candidate) - size) > limit:
                     continue
                 dist = edit_distance(candidate, name.compact, limit)
-                if 0 < dist <= limit:
+                if 0 < dist <= limit and not another_name(candidate, name.compact):
                     span = (i, i + n)
                     kept = best.get(span, [])
+                    hit = _Hit(name, i, i + n, dist, candidate)
                     if not kept or dist < kept[0].distance:
-                        best[span] = [_Hit(name, i, i + n, dist)]
+                        best[span] = [hit]
                     elif dist == kept[0].distance:
-                        kept.append(_Hit(name, i, i + n, dist))
+                        kept.append(hit)
         return [h for hits in best.values() for h in hits]
+
+
+def another_name(word: str, name: str) -> bool:
+    """Whether ``word`` differs from ``name`` by two adjacent letters added or dropped.
+
+    That is a syllable, not a slip of the keyboard: "prednisolone" is another
+    drug than "prednisone" (and "esomeprazole" than "omeprazole").
+
+    Example:
+        >>> another_name("prednisolone", "prednisone"), another_name("ibuprophen", "ibuprofen")
+        (True, False)
+    """
+    longer, shorter = (word, name) if len(word) > len(name) else (name, word)
+    if len(longer) - len(shorter) != 2:
+        return False
+    return any(longer[:i] + longer[i + 2 :] == shorter for i in range(len(longer) - 1))
 
 
 def _decide(hits: list[_Hit], how: How) -> DocResolution:
@@ -267,6 +285,7 @@ def _decide(hits: list[_Hit], how: How) -> DocResolution:
     docs = tuple(dict.fromkeys(h.name.doc_id for h in kept))
     spans = tuple(dict.fromkeys((h.start, h.end) for h in kept))
     first = kept[0]
+    typo = next(((h.word, h.distance) for h in kept if h.distance), None)
     if len(docs) == 1:
-        return DocResolution(docs[0], first.name.name, how, spans)
-    return DocResolution(None, first.name.name, how, spans, docs)
+        return DocResolution(docs[0], first.name.name, how, spans, typo=typo)
+    return DocResolution(None, first.name.name, how, spans, docs, typo=typo)

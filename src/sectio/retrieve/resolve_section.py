@@ -32,7 +32,7 @@ from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
 NAME_PLACEHOLDER = "it"
 
 
-def _substitute(words: Tokens, spans: list[tuple[int, int]]) -> Tokens:
+def substitute_names(words: Tokens, spans: list[tuple[int, int]]) -> Tokens:
     """``words`` with each name span replaced by one :data:`NAME_PLACEHOLDER`."""
     if not spans:
         return words
@@ -124,9 +124,9 @@ class SectionResolver:
         folded pass runs only when the exact pass finds nothing.
         """
         spans = sorted(set(exclude))
-        found = self._all(_substitute(tokens(question), spans), folded=False)
+        found = self._all(substitute_names(tokens(question), spans), folded=False)
         if not found:
-            found = self._all(_substitute(folded_tokens(question), spans), folded=True)
+            found = self._all(substitute_names(folded_tokens(question), spans), folded=True)
         return found
 
     def _all(self, words: Tokens, *, folded: bool) -> list[SectionMatch]:

@@ -25,8 +25,6 @@ from sectio.retrieve.reads import scroll_all
 from sectio.retrieve.scope import ReadScope
 
 PROSE = Eq("chunk_kind", "prose")
-#: The reciprocal-rank constant of the routes' in-document and fallback fusion (equal weights).
-ROUTE_RRF_K = 60
 
 
 def prose_where(tenant: str, *conditions: Condition) -> Where:
@@ -73,6 +71,30 @@ def section_points(
     return [p for p in points if p.payload.get("doc_id") == doc_id]
 
 
+def flagged_blocks(
+    scope: ReadScope, doc_id: str, section_key: str, *, route: str = "scan"
+) -> list[StoredPoint]:
+    """The section's ``block`` chunks that carry a flag (quarantined, or needs a visual check).
+
+    Prose reads skip blocks; these must not be skipped silently: their flags
+    decide ``VERIFY_SOURCE`` and the caller shows the source page.
+    """
+    where = tenant_where(
+        scope.tenant,
+        Eq("chunk_kind", "block"),
+        Eq("doc_id", doc_id),
+        Eq("section_key", section_key),
+    )
+    points = scroll_all(scope.index, scope.tenant, where, guard=scope.guard, route=route)
+    return [
+        p
+        for p in points
+        if p.payload.get("doc_id") == doc_id
+        and p.payload.get("section_key") == section_key
+        and (p.payload.get("has_quarantined_content") or p.payload.get("requires_visual_check"))
+    ]
+
+
 def fetch_chunks(
     scope: ReadScope, chunk_ids: Sequence[str], *, route: str = "scan"
 ) -> dict[str, StoredPoint]:
@@ -103,12 +125,22 @@ def fused_points(
 ) -> list[StoredPoint]:
     """Dense + BM25 reciprocal rank fusion inside the engine, with vectors, tenant re-checked.
 
-    Ordered by fusion value, then dense similarity (best window's), then point id
-    (equal fusion values come back from the engine in no fixed order).
+    Fused with the scope's one :class:`~sectio.retrieve.fusion.FusionParams`
+    (the ``k`` and weights ``search`` uses). Ordered by fusion value, then
+    dense similarity (best window's), then point id (equal fusion values come
+    back from the engine in no fixed order).
     """
     sparse = scope.collection.lexical.encode_query(question)
+    fusion = scope.fusion
     points = scope.index.search_fused(
-        query_vector, sparse, pool, limit, where, rrf_k=ROUTE_RRF_K, with_vectors=True
+        query_vector,
+        sparse,
+        pool,
+        limit,
+        where,
+        rrf_k=fusion.rrf_k,
+        weights=fusion.weights(sparse_names=tuple(sparse)),
+        with_vectors=True,
     )
     points.sort(
         key=lambda p: (-round(p.score or 0.0, 9), -best_cosine(query_vector, p.dense), p.id)

@@ -107,32 +107,16 @@ def search(
     if mode in ("hybrid", "lexical"):
         sparse = lexical_query(collection, query)
     t2 = time.perf_counter()
-    index = collection.index
     details: dict[str, object] = {}
     if mode != "lexical" and collection.manifest.dense_window_tokens:
         # a hit's score is then its best window's cosine: say so with the result
         details["dense_window_tokens"] = collection.manifest.dense_window_tokens
-    scores: list[float]
-    if mode == "dense":
-        assert qvec is not None
-        points = guard.keep(index.search_dense(qvec, n, where), tenant, "search")
-        scores = [float(p.score or 0.0) for p in points]
-    elif mode == "lexical":
-        details["lexical_vectors"] = list(sparse)
-        points = _lexical(index, sparse, n, where, params, details)
-        points = guard.keep(points, tenant, "search")
-        scores = [0.0] * len(points)
-    elif not sparse:  # no BM25 tokens (all stopwords): hybrid is the dense list
-        assert qvec is not None
-        details["lexical_vectors"] = []
-        points = guard.keep(index.search_dense(qvec, n, where), tenant, "search")
-        scores = [float(p.score or 0.0) for p in points]
-    else:
-        assert qvec is not None
-        fused, cosines = _hybrid(index, qvec, sparse, n, where, params, details)
-        points = guard.keep(fused, tenant, "search")
-        scores = [cosines.get(p.id, 0.0) for p in points]
-        details["lexical_only_hits"] = sum(1 for p in points if p.id not in cosines)
+    points, cosines = _ranked(collection.index, mode, qvec, sparse, n, where, params, details)
+    points = guard.keep(points, tenant, "search")
+    # lexical: no similarity to report
+    scores = [0.0] * len(points) if cosines is None else [cosines.get(p.id, 0.0) for p in points]
+    if mode == "hybrid" and sparse:
+        details["lexical_only_hits"] = sum(1 for p in points if p.id not in (cosines or {}))
     t3 = time.perf_counter()
     hits = [
         Evidence.from_payload(p.payload, score, rank=i + 1)
@@ -155,6 +139,34 @@ def search(
             "total": round((time.perf_counter() - t0) * 1000, 3),
         },
     )
+
+
+def _ranked(
+    index: VectorIndex,
+    mode: str,
+    qvec: npt.NDArray[np.float32] | None,
+    sparse: dict[str, SparseVec],
+    n: int,
+    where: Where,
+    params: FusionParams,
+    details: dict[str, object],
+) -> tuple[list[StoredPoint], dict[str, float] | None]:
+    """The engine's ranking for ``mode``, best first, and each hit's dense similarity by
+    point id (None in lexical mode; a hybrid hit missing from it is lexical-only).
+
+    Hybrid without BM25 tokens (all stopwords) is the dense list. Records the lexical
+    vectors used in ``details``.
+    """
+    if mode == "lexical":
+        details["lexical_vectors"] = list(sparse)
+        return _lexical(index, sparse, n, where, params, details), None
+    assert qvec is not None
+    if mode == "dense" or not sparse:
+        if mode != "dense":
+            details["lexical_vectors"] = []
+        points = index.search_dense(qvec, n, where)
+        return points, {p.id: float(p.score or 0.0) for p in points}
+    return _hybrid(index, qvec, sparse, n, where, params, details)
 
 
 def lexical_query(collection: Collection, query: str) -> dict[str, SparseVec]:

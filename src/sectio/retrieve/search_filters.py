@@ -10,6 +10,7 @@ Keys and meaning (a key given several values matches any of them):
 ``metadata.domain``  ``metadata.domain`` equals the value
 ``metadata.subdomain`` ``metadata.subdomain`` equals the value
 ``path``             ``path`` starts with the prefix (one prefix)
+``layer``            a docs corpus's layer (``D0`` doc chunks .. ``D5``)
 ==================== =====================================================
 
 Any other key (``tenant`` included: the tenant is a parameter of every read,
@@ -38,6 +39,7 @@ EQUALITY_KEYS = (
     "tags",
     "metadata.domain",
     "metadata.subdomain",
+    "layer",
 )
 PREFIX_KEYS = ("path",)
 FILTER_KEYS = EQUALITY_KEYS + PREFIX_KEYS

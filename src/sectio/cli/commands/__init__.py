@@ -6,6 +6,7 @@ from sectio.cli.commands import (  # noqa: F401
     eval,
     info,
     ingest,
+    mcp,
     ops,
     plan,
     search,

@@ -34,10 +34,36 @@ def print_result(result: RetrievalResult) -> None:
             f"#{item.part_index}{flags}"
         )
         click.echo(f"    {text[:200]}{'…' if len(text) > 200 else ''}")
-    if result.omitted_evidence_ids:
-        click.echo(f"omitted (token budget): {', '.join(result.omitted_evidence_ids)}")
+    for reason, ids in omitted_reasons(result):
+        click.echo(f"omitted ({reason}): {', '.join(ids)}")
     if result.trace_id:
         click.echo(f"trace {result.trace_id}")
+
+
+def omitted_reasons(result: RetrievalResult) -> list[tuple[str, list[str]]]:
+    """``omitted_evidence_ids`` grouped by why they were left out, as ``details`` records it.
+
+    The token budget's ids come last (the pipeline appends them after the route's
+    own); ``details["packing"]["omitted"]`` counts them. The rest were cut by a row
+    limit: the docs plan's (``details["row_limit"]``) or the route's top-k.
+    """
+    ids = list(result.omitted_evidence_ids)
+    details = result.details or {}
+    budget = int((details.get("packing") or {}).get("omitted") or 0)
+    cut, packed = ids[: len(ids) - budget], ids[len(ids) - budget :]
+    groups: list[tuple[str, list[str]]] = []
+    if cut:
+        limit = details.get("row_limit") or {}
+        reason = (
+            f"row limit {limit['limit']}, at most {limit['per_document']} per document"
+            if "limit" in limit
+            else "row limit"
+        )
+        groups.append((reason, cut))
+    if packed:
+        tokens = (details.get("packing") or {}).get("budget")
+        groups.append((f"token budget of {tokens}" if tokens else "token budget", packed))
+    return groups
 
 
 @cli.command()

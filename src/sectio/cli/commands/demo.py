@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
+
 import click
 
 from sectio.cli.base import Context, cli, emit_json, json_option, note, pass_state
 from sectio.cli.commands.ask import print_result
 from sectio.cli.commands.search import print_hits
+from sectio.cli.invocation import command_prefix
+from sectio.cli.progress import progress_reporter
 from sectio.demo import DEMO_COLLECTION, DEMO_PROFILE, DEMO_QUERIES, demo_corpus_path
-from sectio.ingest.loader import tty_progress
 
 
 @cli.command()
@@ -20,7 +23,7 @@ from sectio.ingest.loader import tty_progress
 def demo(state: Context, collection: str, as_json: bool) -> None:
     """Load the shipped US drug-label sample; show routed answers next to plain search."""
     path = demo_corpus_path()
-    progress, done = tty_progress("demo ingest", enabled=None if not as_json else False)
+    progress, done = progress_reporter("demo ingest", enabled=not as_json)
     try:
         report = state.sectio.ingest(
             path,
@@ -49,8 +52,23 @@ def demo(state: Context, collection: str, as_json: bool) -> None:
         f"({report.embeddings_computed} embedded, {report.embeddings_cached} cached) "
         f"in {report.seconds:.1f} s under {state.settings.home}"
     )
+    run = command_prefix(state.settings.home)
+    c = shlex.quote(collection)
     for q, answer, hits in zip(DEMO_QUERIES, answers, searches, strict=True):
-        click.echo(f"\n$ sectio ask {q!r} --collection {collection}")
+        click.echo(f"\n$ {run} ask {shlex.quote(q)} --collection {c}")
         print_result(answer)
-        click.echo(f"\n$ sectio search {q!r} --collection {collection} --top-k 3")
+        click.echo(f"\n$ {run} search {shlex.quote(q)} --collection {c} --top-k 3")
         print_hits(hits)
+    click.echo("\nNext steps (each runs as printed, from this folder):")
+    for step in next_steps(run, c):
+        click.echo(f"  {step}")
+
+
+def next_steps(run: str, collection: str) -> list[str]:
+    """Commands to try on the demo collection, prefixed with ``run`` (program and home)."""
+    return [
+        f"{run} ask 'who should not take Glucophage?' --collection {collection}",
+        f"{run} search 'lactic acidosis' --collection {collection} --top-k 5",
+        f"{run} lookup 'hypertension' --collection {collection}",
+        f"{run} info --collection {collection}",
+    ]

@@ -1,9 +1,11 @@
-"""``sectio eval QUERIES_JSONL QRELS_TSV``: score a collection against BEIR queries and qrels."""
+"""``sectio eval QUERIES_JSONL QRELS_TSV``: score a collection against BEIR queries and qrels.
+
+``sectio eval QUESTIONS_JSONL --answerability``: score ``ask``'s decisions
+against each question's ``expect`` (answer or abstain); no qrels needed.
+"""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -17,6 +19,7 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
+from sectio.cli.progress import progress_reporter
 from sectio.eval import (
     EVAL_MODES,
     LEVELS,
@@ -25,26 +28,24 @@ from sectio.eval import (
     load_queries,
     write_per_query,
 )
-
-
-def _progress(enabled: bool) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
-    if not enabled:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(total=0, desc="eval", unit="q", file=sys.stderr, leave=False)
-
-    def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
-    return update, bar.close
+from sectio.eval.answerability import evaluate_answerability, load_questions, write_rows
+from sectio.eval.harness import EvalReport
 
 
 @cli.command(name="eval")
 @click.argument("queries", type=click.Path(path_type=Path))
-@click.argument("qrels", type=click.Path(path_type=Path))
+@click.argument("qrels", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--answerability",
+    is_flag=True,
+    help="Score ask's decisions against each question's expect (answer|abstain); no QRELS.",
+)
+@click.option(
+    "--group-by",
+    "group_by",
+    metavar="FIELD",
+    help="With --answerability: also break the shares down by this metadata field.",
+)
 @click.option(
     "--mode",
     type=click.Choice(EVAL_MODES),
@@ -79,7 +80,9 @@ def _progress(enabled: bool) -> tuple[Callable[[int, int], None] | None, Callabl
 def eval_command(
     state: Context,
     queries: Path,
-    qrels: Path,
+    qrels: Path | None,
+    answerability: bool,
+    group_by: str | None,
     mode: str,
     level: str,
     top_k: int,
@@ -90,11 +93,21 @@ def eval_command(
 ) -> None:
     """Score a collection with BEIR QUERIES_JSONL and QRELS_TSV.
 
-    Metrics: nDCG@10, Recall@10, Recall@100, MRR@10, hit@1.
+    Metrics: nDCG@10, Recall@10, Recall@100, MRR@10, hit@1. With
+    --answerability, QUERIES_JSONL lines carry ``expect`` (answer|abstain) and
+    the report is the share of each that ask got right, by route, with the
+    trade-off curve over min_coverage.
+    \f
+    Long: click's option decorators are most of its lines; the work is in helpers.
     """
+    if answerability:
+        _answerability(state, queries, group_by, per_query, collection, tenant, as_json)
+        return
+    if qrels is None:
+        raise click.UsageError("QRELS is required (or pass --answerability)")
     judged = load_qrels(qrels)
     texts = load_queries(queries)
-    progress, done = _progress(sys.stderr.isatty())
+    progress, done = progress_reporter("eval", "queries", enabled=not as_json)
     try:
         report, rows = evaluate(
             state.sectio,
@@ -114,6 +127,10 @@ def eval_command(
     if as_json:
         emit_json(report)
         return
+    _print_report(report)
+
+
+def _print_report(report: EvalReport) -> None:
     click.echo(
         f"{report.collection} · mode {report.mode} · level {report.level} · "
         f"top-k {report.top_k} · {report.queries} queries · {report.queries_per_s:.0f} q/s"
@@ -122,3 +139,53 @@ def eval_command(
         click.echo(f"  {name:<11} {value:.4f}")
     if report.queries_without_results:
         click.echo(f"  ({report.queries_without_results} queries returned nothing)")
+
+
+def _answerability(
+    state: Context,
+    queries: Path,
+    group_by: str | None,
+    per_query: Path | None,
+    collection: str,
+    tenant: str,
+    as_json: bool,
+) -> None:
+    questions = load_questions(queries, group_key=group_by)
+    progress, done = progress_reporter("eval", "questions", enabled=not as_json)
+    try:
+        report, rows = evaluate_answerability(
+            state.sectio, questions, collection=collection, tenant=tenant, progress=progress
+        )
+    finally:
+        done()
+    if per_query is not None:
+        write_rows(per_query, rows)
+    if as_json:
+        emit_json(report)
+        return
+    click.echo(f"{report.collection} · answerability · {report.questions} questions")
+    click.echo(f"  {'':<22}{'abstain (expect abstain)':>26}{'answer (expect answer)':>24}")
+    for name, shares in (
+        ("all", report.overall),
+        *((f"route {k}", v) for k, v in report.by_route.items()),
+        *((f"{group_by} {k}", v) for k, v in report.by_group.items()),
+    ):
+        click.echo(f"  {name:<22}{_share(shares, 'abstain'):>26}{_share(shares, 'answer'):>24}")
+    click.echo(
+        "  curve over min_coverage: "
+        + ", ".join(
+            f"{p['min_coverage']:.1f}: {p.get('abstain_rate', 0):.3f}/{p.get('answer_rate', 0):.3f}"
+            for p in report.curve
+        )
+    )
+    if report.reasons:
+        click.echo(
+            "  abstained by reason: " + ", ".join(f"{k} {v}" for k, v in report.reasons.items())
+        )
+
+
+def _share(shares: dict[str, float | int], which: str) -> str:
+    n = shares["unanswerable" if which == "abstain" else "answerable"]
+    if not n:
+        return "-"
+    return f"{shares[f'{which}_rate']:.3f} of {n}"

@@ -15,7 +15,7 @@ from sectio.cli.base import (
     note,
     pass_state,
 )
-from sectio.ingest.loader import tty_progress
+from sectio.cli.progress import progress_reporter
 from sectio.ingest.readers import FORMATS
 
 
@@ -46,7 +46,7 @@ def ingest(
     as_json: bool,
 ) -> None:
     """Validate PATH and load it into a collection (gated by its manifest)."""
-    progress, done = tty_progress(f"ingest {collection}", enabled=None if not as_json else False)
+    progress, done = progress_reporter(f"ingest {collection}", enabled=not as_json)
     try:
         report = state.sectio.ingest(
             path,

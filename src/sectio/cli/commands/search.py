@@ -55,6 +55,13 @@ def print_hits(result: SearchResult) -> None:
     metavar="KEY=VALUE",
     help=f"Repeatable; a repeated key matches any of its values. Keys: {', '.join(FILTER_KEYS)}.",
 )
+@click.option(
+    "--layer",
+    "layers",
+    multiple=True,
+    metavar="D0..D5|all",
+    help="Docs collections: layers to search (repeatable; default D0, the doc chunks).",
+)
 @collection_option
 @tenant_option
 @json_option
@@ -65,6 +72,7 @@ def search(
     top_k: int,
     mode: str,
     filters: tuple[str, ...],
+    layers: tuple[str, ...],
     collection: str,
     tenant: str,
     as_json: bool,
@@ -75,7 +83,7 @@ def search(
         collection=collection,
         top_k=top_k,
         mode=mode,
-        filters=parse_filter_args(filters),
+        filters=parse_filter_args((*filters, *(f"layer={layer}" for layer in layers))),
         tenant=tenant,
     )
     if as_json:

@@ -10,6 +10,7 @@ import click
 
 from sectio.cli.base import Context, cli, pass_state
 from sectio.errors import ConfigError
+from sectio.extras import require_extra
 
 
 def is_loopback(host: str) -> bool:
@@ -32,9 +33,14 @@ def is_loopback(host: str) -> bool:
 )
 @pass_state
 def serve(state: Context, host: str, port: int, insecure_no_auth: bool) -> None:
-    """Serve the HTTP API (OpenAPI at /docs) and the playground at /."""
+    """Serve the HTTP API (OpenAPI at /docs) and the playground at /.
+
+    Needs the ``server`` extra: ``pip install 'sectio[server]'``.
+    """
+    require_extra("server", "fastapi", "uvicorn", "prometheus_client", "fastapi_offline")
     import uvicorn
 
+    from sectio import telemetry
     from sectio.api.app import create_app
     from sectio.api.auth import KeyRing
     from sectio.api.middleware import JsonFormatter
@@ -54,4 +60,5 @@ def serve(state: Context, host: str, port: int, insecure_no_auth: bool) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
+    telemetry.setup_from_env()  # OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)

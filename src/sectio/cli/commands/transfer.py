@@ -1,6 +1,6 @@
 """``sectio export --to DEST`` and ``sectio import FROM``: copy a collection between stores.
 
-DEST and FROM are endpoints (see :mod:`sectio.index.transfer`):
+DEST and FROM are endpoints (see :mod:`sectio.index.factory`):
 ``http(s)://host:6333`` (a Qdrant server; key from ``SECTIO_QDRANT_API_KEY``),
 ``local:PATH`` (qdrant-client local mode), ``edge:PATH`` or a plain ``PATH``
 (another ``SECTIO_HOME``'s Qdrant Edge store). The configured store is the one
@@ -25,10 +25,10 @@ from sectio.cli.base import (
     note,
     pass_state,
 )
-from sectio.ingest.loader import tty_progress
+from sectio.cli.progress import progress_reporter
 
 if TYPE_CHECKING:
-    from sectio.index.transfer import TransferReport
+    from sectio.index.copy import TransferReport
 
 
 def _report(report: TransferReport, as_json: bool) -> None:
@@ -72,7 +72,7 @@ def export_(
     as_json: bool,
 ) -> None:
     """Copy a collection (vectors, payloads, manifest) to another store, without re-embedding."""
-    progress, done = tty_progress("export", enabled=None if not as_json else False)
+    progress, done = progress_reporter("export", enabled=not as_json)
     try:
         report = state.sectio.export(
             dest,
@@ -115,7 +115,7 @@ def import_(
     as_json: bool,
 ) -> None:
     """Copy a collection from FROM (URL|PATH) into the configured store, without re-embedding."""
-    progress, done = tty_progress("import", enabled=None if not as_json else False)
+    progress, done = progress_reporter("import", enabled=not as_json)
     try:
         report = state.sectio.import_(
             source,

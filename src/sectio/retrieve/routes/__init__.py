@@ -8,6 +8,7 @@ first with an outcome answers.
 ``lookup``             ``turn_type="lookup"``: phrase -> documents (nothing resolved).
 ``section``            document and section known: the whole section, in order.
 ``overview``           a bare document name (or ``turn_type="overview"``).
+``section`` (intent)   a document, no section phrase: the section its example questions say.
 ``free_form``          a document, no section: its chunks by relevance.
 ``section`` (several)  several documents named and a section: each one's section.
 ``fallback_search``    no document: hybrid search over the collection (always answers).
@@ -23,6 +24,7 @@ from __future__ import annotations
 from sectio.retrieve.routes.base import Outcome, Resolution, Route, Turn
 from sectio.retrieve.routes.fallback import FallbackRoute
 from sectio.retrieve.routes.free_form import FreeFormRoute
+from sectio.retrieve.routes.intent import IntentRoute
 from sectio.retrieve.routes.lookup import LookupRoute
 from sectio.retrieve.routes.overview import OverviewRoute
 from sectio.retrieve.routes.section import CandidateSectionsRoute, SectionRoute
@@ -34,6 +36,7 @@ def section_routes() -> tuple[Route, ...]:
         LookupRoute(),
         SectionRoute(),
         OverviewRoute(),
+        IntentRoute(),
         FreeFormRoute(),
         CandidateSectionsRoute(),
         FallbackRoute(),

@@ -25,7 +25,7 @@ from __future__ import annotations
 from sectio.contract.result import Evidence
 from sectio.retrieve.pooling import pool_sections
 from sectio.retrieve.routes.base import Outcome, Turn
-from sectio.retrieve.scan import section_points
+from sectio.retrieve.scan import flagged_blocks, section_points
 from sectio.retrieve.scope import ReadScope
 
 SECTION_SCORE = 1.0
@@ -34,9 +34,15 @@ MAX_SECTION_DOCS = 3
 
 
 def section_evidence(scope: ReadScope, doc_id: str, section_key: str) -> list[Evidence]:
-    """Every prose chunk of ``doc_id`` / ``section_key`` (the scope's tenant), by ``part_index``."""
+    """Every prose chunk of ``doc_id`` / ``section_key`` (the scope's tenant), by ``part_index``.
+
+    The section's flagged ``block`` chunks (a quarantined table, a figure to
+    check visually) come with them, marked ``chunk_kind: block``: their flags
+    reach ``decide`` (``VERIFY_SOURCE``) instead of being dropped silently.
+    """
     points = section_points(scope, doc_id, [section_key], route="section")
     points = [p for p in points if p.payload.get("section_key") == section_key]
+    points += flagged_blocks(scope, doc_id, section_key, route="section")
     points.sort(key=lambda p: (int(p.payload.get("part_index") or 0), str(p.payload["chunk_id"])))
     return [
         Evidence.from_payload(p.payload, SECTION_SCORE, rank=i + 1) for i, p in enumerate(points)

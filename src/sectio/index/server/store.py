@@ -28,15 +28,8 @@ at once; each reader's manifest is refreshed by its readiness check.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
-import os
-import shutil
-import tarfile
 import tempfile
-import time
 import uuid
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,28 +37,32 @@ from typing import Any
 from qdrant_client import QdrantClient
 from qdrant_client import models as m
 
+from sectio._files import file_sha256
 from sectio.errors import CollectionNotFound, IndexError_, NotAvailable, SnapshotError
-from sectio.index.edge_store import spec_from_manifest
+from sectio.index.copy import copy_collection
+from sectio.index.edge.store import EdgeBackend
 from sectio.index.ids import POINT_NAMESPACE
 from sectio.index.manifest import Manifest
 from sectio.index.port import IndexSpec
-from sectio.index.server_index import ServerIndex, Sharding, translated
+from sectio.index.qdrant.versions import check_name, version_stamp
+from sectio.index.server.client import translated
+from sectio.index.server.index import ServerIndex, Sharding
+from sectio.index.server.snapshot import (
+    SNAPSHOT_FORMAT,
+    download_snapshot,
+    read_snapshot_file,
+    snapshot_format,
+    write_snapshot_file,
+)
 
 #: The fixed id of the live manifest point in the sidecar (seed 003's value).
 MANIFEST_POINT_ID = "00000000-0000-5000-8000-000000000001"
 MANIFEST_SUFFIX = "__manifest"
 VERSION_INFIX = "__v"
-#: First member of a server snapshot file; tells it from an edge snapshot.
-SNAPSHOT_FORMAT = "sectio-qdrant-server-snapshot/1"
-_SNAPSHOT_MEMBERS = ("manifest.json", "sidecar.json", "collection.snapshot")
 
 
 def _version_record_id(version: str) -> str:
     return str(uuid.uuid5(POINT_NAMESPACE, "manifest:" + version))
-
-
-def _stamp() -> str:
-    return time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
 
 
 class _ServerLoadTarget:
@@ -131,9 +128,7 @@ class ServerBackend:
     # --- names --------------------------------------------------------------------
     @staticmethod
     def _check_name(name: str) -> str:
-        if not name or "/" in name or "__" in name or name != name.strip() or name[0] == ".":
-            raise IndexError_(f"invalid collection name {name!r} (no '/', no '__')")
-        return name
+        return check_name(name, forbid=("/", "__"), hint=" (no '/', no '__')")
 
     @translated
     def _aliases(self) -> dict[str, str]:
@@ -277,7 +272,7 @@ class ServerBackend:
         spec = IndexSpec(dimensions=1)
         sharding = None
         if record is not None:
-            spec = spec_from_manifest(Manifest.model_validate(record["manifest"]))
+            spec = IndexSpec.from_manifest(Manifest.model_validate(record["manifest"]))
             if record.get("shard_keys"):
                 sharding = Sharding(tuple(record["shard_keys"]))
         # reads go through the alias (``name``), not the version it points at: after a
@@ -292,7 +287,7 @@ class ServerBackend:
         live = self._resolve(name)
         if not staged and live is not None:
             return _ServerLoadTarget(self, name, live, self.open(name), False)
-        version = f"{self._check_name(name)}{VERSION_INFIX}{_stamp()}"
+        version = f"{self._check_name(name)}{VERSION_INFIX}{version_stamp()}"
         try:
             index = ServerIndex.create(
                 self.client,
@@ -365,33 +360,18 @@ class ServerBackend:
                 "qdrant-client local mode has no snapshot API; copy the collection with "
                 "`sectio export --to PATH` instead"
             )
-        import httpx
-
         out_file.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as tmpdir:
-            tmp = Path(tmpdir)
-            try:
-                desc = self.client.create_snapshot(target, wait=True)
-            except Exception as exc:
-                raise SnapshotError(f"the server refused a snapshot of {name!r}: {exc}") from exc
-            if desc is None:
-                raise SnapshotError(f"the server made no snapshot of {name!r}")
-            try:
-                url = f"{self.url}/collections/{target}/snapshots/{desc.name}"
-                with (
-                    httpx.stream("GET", url, headers=self._headers(), timeout=self.timeout_s) as r,
-                    (tmp / "collection.snapshot").open("wb") as fh,
-                ):
-                    r.raise_for_status()
-                    for block in r.iter_bytes(1 << 20):
-                        fh.write(block)
-            except httpx.HTTPError as exc:
-                raise SnapshotError(f"cannot download snapshot {desc.name}: {exc}") from exc
-            finally:
-                with contextlib.suppress(Exception):  # a leftover snapshot is not our failure
-                    self.client.delete_snapshot(target, desc.name, wait=True)
-            record = {**record, "version": None}
-            write_snapshot_file(out_file, tmp / "collection.snapshot", manifest, record)
+            downloaded = download_snapshot(
+                self.client,
+                self.url,
+                target,
+                Path(tmpdir),
+                label=name,
+                headers=self._headers(),
+                timeout_s=self.timeout_s,
+            )
+            write_snapshot_file(out_file, downloaded, manifest, {**record, "version": None})
         return manifest
 
     def restore(
@@ -419,7 +399,7 @@ class ServerBackend:
                     "qdrant-client local mode cannot recover a server snapshot; "
                     "restore it on a Qdrant server"
                 )
-            version = f"{name}{VERSION_INFIX}{_stamp()}"
+            version = f"{name}{VERSION_INFIX}{version_stamp()}"
             snap = tmp / "collection.snapshot"
             try:
                 with snap.open("rb") as fh:
@@ -455,9 +435,6 @@ class ServerBackend:
         verify: Callable[[Manifest], None] | None,
         tmp: Path,
     ) -> Manifest:
-        from sectio.index.edge_store import EdgeBackend
-        from sectio.index.transfer import copy_collection
-
         edge = EdgeBackend(tmp / "edge")
         edge.restore(in_file, "snapshot", verify=verify)
         report = copy_collection(edge, "snapshot", self, name, replace=True)
@@ -465,99 +442,3 @@ class ServerBackend:
 
     def _headers(self) -> dict[str, str]:
         return {"api-key": self._api_key} if self._api_key else {}
-
-
-# --- the snapshot file ------------------------------------------------------------------
-def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB blocks."""
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def snapshot_format(path: Path) -> str | None:
-    """The ``FORMAT`` line of a server snapshot file; None for anything else (edge)."""
-    try:
-        with tarfile.open(path, "r") as tar:
-            member = tar.getmember("FORMAT")
-            fh = tar.extractfile(member)
-            return fh.read().decode().strip() if fh else None
-    except (KeyError, tarfile.TarError, OSError):
-        return None
-
-
-def write_snapshot_file(
-    out_file: Path, collection_snapshot: Path, manifest: Manifest, record: dict[str, Any]
-) -> None:
-    """Write the server snapshot tar (atomically: ``.partial`` then rename)."""
-    folder = collection_snapshot.parent
-    (folder / "manifest.json").write_text(
-        json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True)
-    )
-    sidecar = {k: v for k, v in record.items() if k != "manifest"}
-    (folder / "sidecar.json").write_text(json.dumps(sidecar, indent=2, sort_keys=True))
-    if collection_snapshot.name != "collection.snapshot":
-        shutil.copyfile(collection_snapshot, folder / "collection.snapshot")
-    (folder / "FORMAT").write_text(SNAPSHOT_FORMAT + "\n")
-    sums = "".join(f"{file_sha256(folder / n)}  {n}\n" for n in _SNAPSHOT_MEMBERS)
-    (folder / "SHA256SUMS").write_text(sums)
-    tmp = out_file.with_name(out_file.name + ".partial")
-    with tarfile.open(tmp, "w") as tar:
-        for member in ("FORMAT", "SHA256SUMS", *_SNAPSHOT_MEMBERS):
-            tar.add(folder / member, arcname=member)
-    os.replace(tmp, out_file)
-
-
-def read_snapshot_file(in_file: Path, into: Path) -> tuple[Manifest, dict[str, Any]]:
-    """Extract and check a server snapshot tar; returns its manifest and sidecar record.
-
-    Raises:
-        SnapshotError: unreadable, a member missing or unlisted, or a checksum failing.
-    """
-    try:
-        with tarfile.open(in_file, "r") as tar:
-            names = set(tar.getnames())
-            tar.extractall(into, filter="data")
-    except (tarfile.TarError, OSError) as exc:
-        raise SnapshotError(f"snapshot {in_file} is unreadable: {exc}") from exc
-    expected = {"FORMAT", "SHA256SUMS", *_SNAPSHOT_MEMBERS}
-    if names != expected:
-        raise SnapshotError(
-            f"snapshot {in_file}: members {sorted(names)} differ from {sorted(expected)}"
-        )
-    listed: dict[str, str] = {}
-    for line in (into / "SHA256SUMS").read_text().splitlines():
-        if line.strip():
-            digest, rel = line.split("  ", 1)
-            listed[rel] = digest
-    for member in _SNAPSHOT_MEMBERS:
-        if listed.get(member) != file_sha256(into / member):
-            raise SnapshotError(f"snapshot {in_file}: checksum failed for {member}")
-    try:
-        manifest = Manifest.model_validate_json((into / "manifest.json").read_text())
-        record = json.loads((into / "sidecar.json").read_text())
-    except Exception as exc:
-        raise SnapshotError(f"snapshot {in_file}: bad manifest: {exc}") from exc
-    return manifest, record
-
-
-def build_client(
-    *, url: str | None, api_key: str | None, location: str | None, timeout_s: int = 60
-) -> QdrantClient:
-    """A qdrant-client for a server ``url`` or a local-mode ``location`` (``:memory:``/path)."""
-    if url:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # api key over http: the user's call
-            return QdrantClient(
-                url=url, api_key=api_key, timeout=timeout_s, check_compatibility=False
-            )
-    if location == ":memory:":
-        return QdrantClient(location=":memory:")
-    if location:
-        try:
-            return QdrantClient(path=location)
-        except RuntimeError as exc:  # "Storage folder ... is already accessed by another ..."
-            raise IndexError_(f"cannot open qdrant local storage {location}: {exc}") from exc
-    raise IndexError_("no Qdrant url or location given")

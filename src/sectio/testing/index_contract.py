@@ -1,7 +1,22 @@
 """The contract every index backend passes (the VectorIndex, LoadTarget and IndexBackend ports).
 
-Subclass :class:`IndexContract` and give it a ``backend`` fixture returning a
-fresh, empty backend (see tests/test_index_contract.py).
+For people who write their own backend: subclass :class:`IndexContract` in a test
+module and give it one class-scoped fixture, ``make_backend``, returning a callable
+that builds a fresh, empty backend in a given folder. Needs pytest (not a
+dependency of sectio itself); call ``pytest.register_assert_rewrite("sectio.testing")``
+in your ``conftest.py`` for detailed assertion messages.
+
+Example (a test module)::
+
+    import pytest
+    from sectio.index.edge.store import EdgeBackend
+    from sectio.testing.index_contract import IndexContract
+
+    class TestEdgeContract(IndexContract):
+        @pytest.fixture(scope="class")
+        @classmethod
+        def make_backend(cls):
+            return lambda folder: EdgeBackend(folder / "collections")
 """
 
 from __future__ import annotations
@@ -26,7 +41,7 @@ from sectio.index.filters import (
 )
 from sectio.index.ids import point_id_for
 from sectio.index.port import IndexBackend, PointData, VectorIndex
-from tests.contract.corpus import Corpus, make_corpus, make_records, oracle, subset
+from sectio.testing.corpus import Corpus, make_corpus, make_records, oracle, subset
 
 NAME = "contract"
 

@@ -1,4 +1,4 @@
-"""Test helpers for the operational store, shipped as library code.
+"""Test helpers for the operational store (part of :mod:`sectio.testing`).
 
 * :func:`throwaway_database`: a fresh PostgreSQL database, dropped afterwards;
 * :func:`silent_server`: a TCP port that accepts connections and never answers

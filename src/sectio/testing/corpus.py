@@ -1,4 +1,4 @@
-"""A small synthetic corpus for the contract and congruence tests, with a Python oracle.
+"""A small synthetic corpus for the index contract (and congruence) tests, with a Python oracle.
 
 Dense vectors are seeded random floats (no ties in dense scores); sparse vectors
 are real BM25 (sectio's encoder), so the engines' IDF modifier is exercised.
@@ -6,6 +6,7 @@ are real BM25 (sectio's encoder), so the engines' IDF modifier is exercised.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,14 +48,17 @@ class Corpus:
         return {p.id: p.payload for p in self.points}
 
     def dense_of(self, chunk_id: str) -> list[float]:
+        """The dense vector of ``chunk_id``'s point (single-vector corpora)."""
         pid = point_id_for(chunk_id)
-        return [float(x) for x in next(p.dense for p in self.points if p.id == pid)]
+        return [float(x) for x in np.asarray(next(p.dense for p in self.points if p.id == pid))]
 
     def query(self, text: str) -> dict[str, Any]:
         return dict(self.lexical.encode_query(text))
 
 
-def make_records(n_docs: int = 4, sections: Sequence[str] = ("indications", "warnings", "dosage")):
+def make_records(
+    n_docs: int = 4, sections: Sequence[str] = ("indications", "warnings", "dosage")
+) -> list[dict[str, Any]]:
     """Chunk records: docs x sections x 2-3 parts, two tenants, every optional field varied."""
     rows: list[dict[str, Any]] = []
     i = 0
@@ -138,8 +142,6 @@ def _values(payload: dict[str, Any], key: str) -> list[Any]:
 
 
 def _words(text: str) -> list[str]:
-    import re
-
     return [w.lower() for w in re.findall(r"[^\W_]+", text)]
 
 

@@ -13,32 +13,23 @@ sees the old corpus whole.
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import os
 import shutil
 import tarfile
 import tempfile
-import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from sectio._files import file_sha256, write_json_atomic
 from sectio.errors import CollectionNotFound, IndexError_, SnapshotError
-from sectio.index.edge import EdgeIndex
+from sectio.index.edge.index import EdgeIndex
 from sectio.index.manifest import Manifest
 from sectio.index.port import IndexSpec
+from sectio.index.qdrant.versions import check_name, version_stamp
 
 MANIFEST_FILE = "manifest.json"
 CURRENT_FILE = "CURRENT"
-
-
-def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
-    os.replace(tmp, path)
 
 
 def _read_manifest(version_dir: Path) -> Manifest | None:
@@ -49,18 +40,6 @@ def _read_manifest(version_dir: Path) -> Manifest | None:
         return Manifest.model_validate_json(path.read_text())
     except Exception as exc:
         raise IndexError_(f"manifest {path} is unreadable: {exc}") from exc
-
-
-def spec_from_manifest(manifest: Manifest) -> IndexSpec:
-    """The index spec a manifest describes."""
-    names = tuple(manifest.bm25.get("vectors", ["bm25"]))
-    return IndexSpec(
-        dimensions=manifest.dimensions,
-        distance=manifest.distance,
-        sparse_names=names,
-        quantization=manifest.quantization,
-        multivector=manifest.dense_window_tokens > 0,
-    )
 
 
 class _EdgeLoadTarget:
@@ -74,7 +53,7 @@ class _EdgeLoadTarget:
         self.staged = staged
 
     def write_manifest(self, manifest: Manifest) -> None:
-        _write_json_atomic(self._dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
+        write_json_atomic(self._dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
 
     def commit(self) -> None:
         self.index.close()
@@ -99,9 +78,7 @@ class EdgeBackend:
         self.root = root
 
     def _coll(self, name: str) -> Path:
-        if not name or "/" in name or name.startswith(".") or name != name.strip():
-            raise IndexError_(f"invalid collection name {name!r}")
-        return self.root / name
+        return self.root / check_name(name)
 
     def _live_dir(self, name: str) -> Path | None:
         current = self._coll(name) / CURRENT_FILE
@@ -138,7 +115,7 @@ class EdgeBackend:
         if live is None or not (live / "shard").is_dir():
             return 0
         manifest = _read_manifest(live)
-        spec = spec_from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
+        spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
         index = EdgeIndex.load(live / "shard", spec)
         try:
             return index.count()
@@ -150,15 +127,14 @@ class EdgeBackend:
         if live is None:
             raise CollectionNotFound(f"no collection named {name!r} in {self.root}")
         manifest = _read_manifest(live)
-        spec = spec_from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
+        spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
         return EdgeIndex.load(live / "shard", spec)
 
     def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> _EdgeLoadTarget:
         live = self._live_dir(name)
         if not staged and live is not None:
             return _EdgeLoadTarget(self, name, live, EdgeIndex.load(live / "shard", spec), False)
-        stamp = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
-        version_dir = self._coll(name) / f"v-{stamp}"
+        version_dir = self._coll(name) / f"v-{version_stamp()}"
         version_dir.mkdir(parents=True)
         try:
             index = EdgeIndex.create(version_dir / "shard", spec)
@@ -185,10 +161,10 @@ class EdgeBackend:
         manifest = _read_manifest(live)
         if manifest is None:
             raise SnapshotError(f"collection {name!r} has no manifest; refusing to snapshot it")
-        EdgeIndex.load(live / "shard", spec_from_manifest(manifest)).close()
+        EdgeIndex.load(live / "shard", IndexSpec.from_manifest(manifest)).close()
         files = sorted(p for p in (live / "shard").rglob("*") if p.is_file())
-        sums = [f"{_file_sha(live / MANIFEST_FILE)}  {MANIFEST_FILE}"]
-        sums += [f"{_file_sha(p)}  {p.relative_to(live).as_posix()}" for p in files]
+        sums = [f"{file_sha256(live / MANIFEST_FILE)}  {MANIFEST_FILE}"]
+        sums += [f"{file_sha256(p)}  {p.relative_to(live).as_posix()}" for p in files]
         out_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = out_file.with_name(out_file.name + ".partial")
         with tarfile.open(tmp, "w") as tar:
@@ -214,41 +190,14 @@ class EdgeBackend:
             raise SnapshotError(f"snapshot {in_file} does not exist")
         with tempfile.TemporaryDirectory(dir=self._ensure_root()) as tmpdir:
             tmp = Path(tmpdir)
-            try:
-                with tarfile.open(in_file, "r") as tar:
-                    tar.extractall(tmp, filter="data")
-            except (tarfile.TarError, OSError) as exc:
-                raise SnapshotError(f"snapshot {in_file} is unreadable: {exc}") from exc
-            sums_file = tmp / "SHA256SUMS"
-            if not sums_file.is_file() or not (tmp / MANIFEST_FILE).is_file():
-                raise SnapshotError(f"snapshot {in_file} lacks SHA256SUMS or manifest.json")
-            listed = set()
-            for line in sums_file.read_text().splitlines():
-                if not line.strip():
-                    continue
-                digest, rel = line.split("  ", 1)
-                listed.add(rel)
-                target = tmp / rel
-                if not target.is_file() or _file_sha(target) != digest:
-                    raise SnapshotError(f"snapshot {in_file}: checksum failed for {rel}")
-            present = {p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file()} - {
-                "SHA256SUMS"
-            }
-            if present - listed:
-                raise SnapshotError(
-                    f"snapshot {in_file}: unlisted files {sorted(present - listed)[:3]}"
-                )
-            manifest = _read_manifest(tmp)
-            assert manifest is not None
-            manifest = manifest.model_copy(update={"collection": name})
+            manifest = _extract_checked(in_file, tmp).model_copy(update={"collection": name})
             if verify is not None:
                 verify(manifest)
-            stamp = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
-            version_dir = self._coll(name) / f"v-{stamp}"
+            version_dir = self._coll(name) / f"v-{version_stamp()}"
             version_dir.mkdir(parents=True)
             shutil.move(str(tmp / "shard"), str(version_dir / "shard"))
-            _write_json_atomic(version_dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
-        index = EdgeIndex.load(version_dir / "shard", spec_from_manifest(manifest))
+            write_json_atomic(version_dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
+        index = EdgeIndex.load(version_dir / "shard", IndexSpec.from_manifest(manifest))
         try:
             count = index.count()
         finally:
@@ -266,9 +215,34 @@ class EdgeBackend:
         return self.root
 
 
-def _file_sha(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def _extract_checked(in_file: Path, into: Path) -> Manifest:
+    """Extract an edge snapshot into ``into`` and check it; returns its manifest.
+
+    Raises:
+        SnapshotError: unreadable, no SHA256SUMS or manifest, a checksum failing, a
+            file not listed, or a manifest that does not parse.
+    """
+    try:
+        with tarfile.open(in_file, "r") as tar:
+            tar.extractall(into, filter="data")
+    except (tarfile.TarError, OSError) as exc:
+        raise SnapshotError(f"snapshot {in_file} is unreadable: {exc}") from exc
+    sums_file = into / "SHA256SUMS"
+    if not sums_file.is_file() or not (into / MANIFEST_FILE).is_file():
+        raise SnapshotError(f"snapshot {in_file} lacks SHA256SUMS or manifest.json")
+    listed = set()
+    for line in sums_file.read_text().splitlines():
+        if not line.strip():
+            continue
+        digest, rel = line.split("  ", 1)
+        listed.add(rel)
+        target = into / rel
+        if not target.is_file() or file_sha256(target) != digest:
+            raise SnapshotError(f"snapshot {in_file}: checksum failed for {rel}")
+    present = {p.relative_to(into).as_posix() for p in into.rglob("*") if p.is_file()}
+    unlisted = present - {"SHA256SUMS"} - listed
+    if unlisted:
+        raise SnapshotError(f"snapshot {in_file}: unlisted files {sorted(unlisted)[:3]}")
+    manifest = _read_manifest(into)
+    assert manifest is not None  # checked above that the file exists
+    return manifest

@@ -1,0 +1,205 @@
+"""Answerability on real question sets: does ``ask`` abstain when, and only when, it should?
+
+Sets (every question text third-party; labels ours; see each folder's README):
+
+* ``drugs``: the shipped drug-label sample (20 drugs, profile ``en_drug_label``):
+  ``consumer_meds`` on-corpus and no-drug questions (expect answer),
+  off-corpus questions about 300+ other medicines and substances, look-alike
+  names included (expect abstain), plus our own 197 ``drug_questions``
+  (expect answer);
+* ``scifact``: every SciFact test claim through ``ask`` (the cited abstract
+  is in the corpus: expect answer);
+* ``argocd``: our Argo CD questions (test split) and real Argo CD issue
+  questions (expect answer), other tools' FAQ questions and general
+  questions (expect abstain).
+
+Each set is reported on its ``dev`` split (where thresholds were chosen) and
+its ``holdout`` split (never tuned on), when it has them.
+
+Usage::
+
+    .venv/bin/python benchmarks/answerability.py [--sets drugs,scifact,argocd]
+        [--per-query DIR] [--show-misses]
+
+Collections are built once under ``.sectio-bench/`` and reused (SciFact's
+cold ingest takes ~6 minutes, Argo CD's ~7).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from sectio import Sectio, Settings  # noqa: E402
+from sectio.eval.answerability import (  # noqa: E402
+    Question,
+    Row,
+    curve,
+    evaluate_answerability,
+    rates,
+    write_rows,
+)
+
+DATA = ROOT / "benchmarks" / "data"
+SHARED = ROOT.parent / "shared" / "data"
+BENCH = ROOT / ".sectio-bench"
+
+
+def jsonl(path: Path) -> Iterable[dict]:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            yield json.loads(line)
+
+
+def drug_questions() -> list[Question]:
+    out = []
+    for q in jsonl(DATA / "consumer_meds" / "queries.jsonl"):
+        m = q["metadata"]
+        out.append(Question(q["_id"], q["text"], m["expect"], f"{m['set']}/{m['split']}"))
+    holdout = {
+        line.split("\t")[0]
+        for line in (DATA / "drug_questions" / "qrels" / "holdout.tsv").read_text().splitlines()
+    }
+    for q in jsonl(DATA / "drug_questions" / "queries.jsonl"):
+        split = "holdout" if q["_id"] in holdout else "dev"
+        out.append(Question(q["_id"], q["text"], "answer", f"ours/{split}"))
+    return out
+
+
+def scifact_questions() -> list[Question]:
+    test = {
+        line.split("\t")[0]
+        for line in (SHARED / "scifact" / "qrels" / "test.tsv").read_text().splitlines()[1:]
+    }
+    return [
+        Question(q["_id"], q["text"], "answer", "claims/test")
+        for q in jsonl(SHARED / "scifact" / "queries.jsonl")
+        if q["_id"] in test
+    ]
+
+
+def argocd_questions() -> list[Question]:
+    test = {
+        line.split("\t")[0]
+        for line in (DATA / "argocd" / "qrels" / "test.tsv").read_text().splitlines()[1:]
+    }
+    out = [
+        Question(q["_id"], q["text"], "answer", "ours/test")
+        for q in jsonl(DATA / "argocd" / "queries.jsonl")
+        if q["_id"] in test
+    ]
+    for name in ("argocd_real", "offtopic"):
+        for q in jsonl(DATA / "docs_offtopic" / f"{name}.jsonl"):
+            m = q["metadata"]
+            out.append(Question(q["_id"], q["text"], m["expect"], f"{name}/{m['split']}"))
+    return out
+
+
+def open_drugs() -> tuple[Sectio, str]:
+    home = BENCH / "answerability-drugs"
+    sx = Sectio(Settings(home=home, embedder="minilm", traces=False))
+    if not sx.backend.exists("labels"):
+        sx.ingest(
+            ROOT / "src" / "sectio" / "demo" / "data" / "drug_labels.jsonl",
+            profile="en_drug_label",
+            collection="labels",
+        )
+    return sx, "labels"
+
+
+def open_scifact() -> tuple[Sectio, str]:
+    home = BENCH / "scifact-minilm"
+    sx = Sectio(Settings(home=home, embedder="minilm", traces=False))
+    if not sx.backend.exists("scifact"):
+        sx.ingest(SHARED / "scifact", fmt="beir", collection="scifact")
+    return sx, "scifact"
+
+
+def open_argocd() -> tuple[Sectio, str]:
+    home = BENCH / "argocd-minilm"  # shared with benchmarks/docs_planner.py
+    sx = Sectio(Settings(home=home, embedder="minilm", traces=False))
+    if not sx.backend.exists("argocd"):
+        sx.ingest(
+            SHARED / "docs_argocd", fmt="markdown", profile="docs_argocd", collection="argocd"
+        )
+    return sx, "argocd"
+
+
+SETS = {
+    "drugs": (open_drugs, drug_questions),
+    "scifact": (open_scifact, scifact_questions),
+    "argocd": (open_argocd, argocd_questions),
+}
+
+
+def table(name: str, rows: list[Row]) -> None:
+    groups = sorted({r.group or "" for r in rows})
+    print(f"\n## {name}: {len(rows)} questions\n")
+    print("| group | n | expect | abstained (want abstain) / answered (want answer) |")
+    print("|---|---|---|---|")
+    for g in groups:
+        sub = [r for r in rows if (r.group or "") == g]
+        rt = rates(sub)
+        share = rt.get("abstain_rate", rt.get("answer_rate"))
+        expect = "abstain" if "abstain_rate" in rt else "answer"
+        print(f"| {g} | {len(sub)} | {expect} | {share:.3f} |")
+    by_route: dict[str, list[Row]] = {}
+    for r in rows:
+        by_route.setdefault(r.route, []).append(r)
+    print("\n| route | n | abstain rate (want abstain) | answer rate (want answer) |")
+    print("|---|---|---|---|")
+    for route, sub in sorted(by_route.items()):
+        rt = rates(sub)
+        a = rt.get("abstain_rate")
+        b = rt.get("answer_rate")
+        print(
+            f"| {route} | {len(sub)} | {'-' if a is None else f'{a:.3f}'} | "
+            f"{'-' if b is None else f'{b:.3f}'} |"
+        )
+    print("\n| min_coverage | abstain rate | answer rate |\n|---|---|---|")
+    for point in curve(rows):
+        print(
+            f"| {point['min_coverage']:.1f} | {point.get('abstain_rate', float('nan')):.3f} | "
+            f"{point.get('answer_rate', float('nan')):.3f} |"
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sets", default="drugs,scifact,argocd")
+    ap.add_argument("--per-query", type=Path, default=None)
+    ap.add_argument("--show-misses", action="store_true")
+    args = ap.parse_args()
+    for name in args.sets.split(","):
+        opener, questions = SETS[name]
+        sx, coll = opener()
+        try:
+            _report, rows = evaluate_answerability(
+                sx, questions(), collection=coll, tenant="default"
+            )
+        finally:
+            sx.close()
+        table(name, rows)
+        if args.per_query is not None:
+            args.per_query.mkdir(parents=True, exist_ok=True)
+            write_rows(args.per_query / f"{name}.jsonl", rows)
+        if args.show_misses:
+            print("\nMisses:")
+            for r in rows:
+                if not r.correct:
+                    sig = r.answerability.get("signals", {})
+                    print(
+                        f"- [{r.group}] {r.text[:90]!r} -> {r.decision} {r.reason} via {r.route}"
+                        f" rule={sig.get('rule')} cov={sig.get('coverage')}"
+                        f" unknown={sig.get('unknown')} cond={sig.get('condition')}"
+                    )
+
+
+if __name__ == "__main__":
+    main()

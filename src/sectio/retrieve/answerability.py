@@ -1,0 +1,420 @@
+"""Answerability: does the evidence cover what the question is about?
+
+A pipeline stage after every route, before ``decide``. Routes always return
+*something*: a similarity search returns neighbours, a planner returns rows.
+This stage asks whether that something is about the question's subject, and
+when it is not, the turn abstains with a stable reason, and the candidates
+move out of ``evidence`` (an LLM must not read them) into
+``details.answerability.closest_documents`` (a caller can say what the corpus
+does cover).
+
+Signals (all in ``details.answerability.signals``, thresholds beside them):
+
+* **salient terms**: the question's words minus stopwords, the profile's
+  routing vocabulary and the resolved document's name, each weighted by the
+  collection's own IDF (BM25 terms, stemmed; a term the collection never
+  contains weighs the most). A word the collection never contains is
+  ``unknown``; it counts only when it is also *name-like*: not a whole word
+  of the embedding model's vocabulary ("pregabalin", "clavulanic"; the
+  vocabulary's ~20k whole words are the language's common ones, so "ok",
+  "leg" or "bother", which a corpus may simply not use, say nothing about
+  the subject). ``coverage`` is the share of the weight the evidence holds.
+* **subject** (profiles with ``subject = "document"``): a question that names
+  no document must not name another subject: an unknown name, or a
+  name-like word the collection mentions only where labels list other
+  drugs (``subject_sections``) and never in its lookup section ("what is
+  naproxen" on a corpus whose ibuprofen label lists naproxen among its
+  interactions). A condition ("what treats gout") is not a subject.
+* **dense**: the evidence's best cosine against a floor calibrated on the
+  collection (:mod:`sectio.retrieve.calibration`).
+* **rerank**: with a reranker, its top score against ``rerank_floor``.
+
+Reasons (stable strings):
+
+* ``subject_not_in_corpus``: the question names something the collection
+  does not hold (``details.answerability.uncovered`` names the terms);
+* ``weak_evidence``: the evidence does not cover the question (coverage,
+  best cosine or rerank score under its floor; the signal is named).
+
+Exact routes (a named document's section or overview) pass: the document was
+named, the section read whole. A name followed by a word the collection
+never contains ("amoxicillin clavulanic acid") names another product.
+
+Example:
+    >>> stats = TermStats(chunks=3, df={1: 3, 2: 1}, words=frozenset({"dose"}))
+    >>> round(stats.idf(2), 3) > round(stats.idf(1), 3), stats.idf(9) == stats.max_idf
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sectio.contract.profile import AnswerabilitySettings
+from sectio.contract.result import Evidence
+from sectio.index.lexical import LexicalEncoder
+from sectio.retrieve.routes.base import Outcome, Turn
+from sectio.retrieve.text import tokens
+
+SUBJECT_NOT_IN_CORPUS = "subject_not_in_corpus"
+WEAK_EVIDENCE = "weak_evidence"
+#: Routes that answer exactly once a document is named (the subject is the name).
+EXACT_ROUTES = frozenset({"section", "overview"})
+#: A word in the subject sections of more than this share of documents names a class.
+CLASS_SHARE = 0.15
+#: Documents listed as the closest ones when a turn abstains.
+CLOSEST_DOCUMENTS = 5
+
+
+@dataclass(frozen=True)
+class TermStats:
+    """Document frequencies of one tenant's BM25 terms and the words it contains.
+
+    ``chunks`` is the number of points counted, ``df`` maps a term id
+    (:meth:`LexicalEncoder.terms`) to the points holding it, ``words`` is every
+    normalized word of every text (for "occurs verbatim in the collection").
+    """
+
+    chunks: int
+    df: Mapping[int, int]
+    words: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_payloads(
+        cls, payloads: Iterable[Mapping[str, Any]], lexical: LexicalEncoder
+    ) -> TermStats:
+        """Statistics over stored records (title, section title and text of each)."""
+        df: Counter[int] = Counter()
+        words: set[str] = set()
+        n = 0
+        for p in payloads:
+            text = " ".join(
+                str(p.get(k) or "") for k in ("doc_title", "section_title", "text") if p.get(k)
+            )
+            n += 1
+            df.update(lexical.terms(text))
+            words.update(tokens(text))
+        return cls(n, dict(df), frozenset(words))
+
+    @property
+    def max_idf(self) -> float:
+        """The IDF of a term the collection never contains."""
+        return self.idf_of(0)
+
+    def idf_of(self, df: int) -> float:
+        """BM25's IDF, ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
+        return math.log(1.0 + (self.chunks - df + 0.5) / (df + 0.5))
+
+    def idf(self, term: int) -> float:
+        return self.idf_of(self.df.get(term, 0))
+
+
+@dataclass
+class Term:
+    """One salient word of the question."""
+
+    word: str
+    ids: frozenset[int]
+    df: int
+    idf: float
+    covered: bool = False
+    name_like: bool = True
+
+    @property
+    def unknown_name(self) -> bool:
+        """A name-like word the collection never contains."""
+        return self.df == 0 and self.name_like
+
+
+def salient_terms(
+    question: str,
+    *,
+    lexical: LexicalEncoder,
+    stats: TermStats,
+    ignore: frozenset[str],
+    spans: Sequence[tuple[int, int]] = (),
+    common: Callable[[str], bool] = lambda _w: False,
+) -> list[Term]:
+    """The question's words that say what it is about, with their weight (IDF).
+
+    Stopwords (no BM25 term), ``ignore`` (the routing vocabulary), the words
+    inside ``spans`` (the resolved document names) and common words the
+    collection never contains (``common``: a whole word of the model's
+    vocabulary) are left out; a word is kept once.
+    """
+    named = {i for start, end in spans for i in range(start, end)}
+    out: list[Term] = []
+    seen: set[str] = set()
+    for i, word in enumerate(tokens(question)):
+        if i in named or word in ignore or word in seen or word.isdigit():
+            continue
+        seen.add(word)
+        ids = lexical.terms(word)
+        if not ids:
+            continue
+        df = max(stats.df.get(t, 0) for t in ids)
+        is_common = common(word)
+        if df == 0 and is_common:
+            continue
+        out.append(Term(word, ids, df, stats.idf_of(df), name_like=not is_common))
+    return out
+
+
+@dataclass
+class Verdict:
+    """The stage's judgement: pass, or abstain with a reason; always its signals."""
+
+    answerable: bool
+    reason: str | None
+    signals: dict[str, Any] = field(default_factory=dict)
+    thresholds: dict[str, Any] = field(default_factory=dict)
+    uncovered: list[str] = field(default_factory=list)
+
+    def as_details(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "answerable": self.answerable,
+            "reason": self.reason,
+            "signals": self.signals,
+            "thresholds": self.thresholds,
+        }
+        if self.uncovered:
+            out["uncovered"] = self.uncovered
+        return out
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The answerability rules of one collection (see the module doc for the order)."""
+
+    settings: AnswerabilitySettings
+    lexical: LexicalEncoder
+    routing_vocabulary: frozenset[str]
+    common: Callable[[str], bool] = field(default=lambda _w: False)
+
+    def judge(
+        self,
+        turn: Turn,
+        stats: TermStats,
+        *,
+        dense_floor: float | None,
+        subjects: SubjectWords | None = None,
+    ) -> Verdict:
+        """The verdict on ``turn``'s outcome (which must be set).
+
+        ``subjects``: the words that name this collection's subjects and the
+        others it mentions (needed for ``subject = "document"``).
+        """
+        outcome = turn.outcome
+        assert outcome is not None
+        terms = self.terms(turn, stats)
+        total = sum(t.idf for t in terms)
+        coverage = sum(t.idf for t in terms if t.covered) / total if total else 1.0
+        unknown = [t.word for t in terms if t.unknown_name]
+        best = max((e.score for e in outcome.evidence), default=0.0)
+        named = _named_how(turn)
+        signals: dict[str, Any] = {
+            "terms": {t.word: round(t.idf, 3) for t in terms},
+            "unknown": unknown,
+            "coverage": round(coverage, 4),
+            "route": outcome.route,
+            "document_named": named,
+        }
+        thresholds: dict[str, Any] = {"min_coverage": self.settings.min_coverage}
+        ranked = outcome.route not in EXACT_ROUTES and outcome.route != "lookup"
+        if ranked and outcome.evidence:
+            signals["best_dense"] = round(best, 4)
+            thresholds["dense_floor"] = None if dense_floor is None else round(dense_floor, 4)
+
+        # 1. a named document: the name is the subject (unless it names another product)
+        if named is not None:
+            return self._named(turn, stats, signals, thresholds)
+        if outcome.route == "lookup" and outcome.details.get("stage") == "keyword":
+            signals["rule"] = "lookup_keyword"
+            return Verdict(True, None, signals, thresholds)
+        if outcome.route == "docs_plan" and any(
+            getattr(e, "plan_step", None) == "exact_seed" for e in outcome.evidence
+        ):
+            signals["document_named"] = "exact_seed"
+            signals["rule"] = "named_document"
+            return Verdict(True, None, signals, thresholds)
+
+        # 2. documents are the subjects: a question naming none must not name another one
+        #    (a lookup's phrase is a condition, never a subject)
+        if self.settings.subject == "document" and outcome.route != "lookup":
+            foreign = subjects.foreign(terms) if subjects is not None else []
+            signals["other_subjects"] = foreign
+            if unknown or foreign:
+                signals["rule"] = "subject"
+                return Verdict(
+                    False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, [*unknown, *foreign]
+                )
+
+        # 3. coverage of the salient terms
+        if coverage < self.settings.min_coverage:
+            uncovered = [t.word for t in terms if not t.covered]
+            reason = SUBJECT_NOT_IN_CORPUS if unknown else WEAK_EVIDENCE
+            signals["rule"] = "coverage"
+            return Verdict(False, reason, signals, thresholds, uncovered)
+
+        # 4. the evidence's similarity and the reranker's score
+        if ranked and dense_floor is not None and outcome.evidence and best <= dense_floor:
+            signals["rule"] = "dense"
+            return Verdict(False, WEAK_EVIDENCE, signals, thresholds)
+        rerank = turn.details.get("rerank") or {}
+        floor = self.settings.rerank_floor
+        if floor is not None and rerank.get("status") == "ok" and outcome.evidence:
+            thresholds["rerank_floor"] = floor
+            if best < floor:
+                signals["rule"] = "rerank"
+                return Verdict(False, WEAK_EVIDENCE, signals, thresholds)
+        signals["rule"] = "covered"
+        return Verdict(True, None, signals, thresholds)
+
+    def terms(self, turn: Turn, stats: TermStats) -> list[Term]:
+        """The question's salient terms, each marked covered when the evidence holds it."""
+        assert turn.outcome is not None
+        res = turn.resolution
+        terms = salient_terms(
+            turn.question,
+            lexical=self.lexical,
+            stats=stats,
+            ignore=self.routing_vocabulary,
+            spans=res.spans if res is not None else (),
+            common=self.common,
+        )
+        evidence_terms = _evidence_terms(turn.outcome.evidence, self.lexical)
+        for t in terms:
+            t.covered = bool(t.ids & evidence_terms)
+        return terms
+
+    def _named(
+        self,
+        turn: Turn,
+        stats: TermStats,
+        signals: dict[str, Any],
+        thresholds: dict[str, Any],
+    ) -> Verdict:
+        """A named document passes, unless a word right after its name names a product
+        the collection does not hold ("amoxicillin clavulanic acid")."""
+        compound = [
+            w
+            for w in _compound_name(turn)
+            if w not in stats.words
+            and w not in self.routing_vocabulary
+            and self.lexical.terms(w)
+            and not self.common(w)
+        ]
+        if compound:
+            signals["compound_name"] = compound
+            signals["rule"] = "compound_name"
+            return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, compound)
+        signals["rule"] = "named_document"
+        return Verdict(True, None, signals, thresholds)
+
+
+def _named_how(turn: Turn) -> str | None:
+    """How the turn's document was named (``flag``, ``exact``, ``folded``, ``fuzzy``), or None."""
+    res = turn.resolution
+    if res is None or not res.doc_id:
+        if res is not None and res.ambiguous:
+            return res.named.how if res.named is not None else None
+        return None
+    if turn.request.doc_id:
+        return "flag"
+    return res.named.how if res.named is not None else None
+
+
+def _compound_name(turn: Turn) -> list[str]:
+    """The word written right after each document name (space, hyphen, slash or plus between).
+
+    "amoxicillin clavulanic acid" or "amoxicillin-clavulanate" names a
+    combination; "Prilosec, Nexium" (a comma) is a list, and a word inside
+    another name span is that name. The caller keeps the words that name
+    something the collection does not hold.
+    """
+    res = turn.resolution
+    if res is None or turn.request.doc_id or not res.spans:
+        return []
+    words = tokens(turn.question)
+    named = {i for start, end in res.spans for i in range(start, end)}
+    text = turn.question.casefold()
+    out: list[str] = []
+    for start, end in res.spans:
+        if end >= len(words) or end in named:
+            continue
+        name = r"\W+".join(re.escape(w) for w in words[start:end])
+        if re.search(rf"\b{name}[\s\-/+]+{re.escape(words[end])}\b", text):
+            out.append(words[end])
+    return out
+
+
+@dataclass(frozen=True)
+class SubjectWords:
+    """The words that tell a collection's subjects from the others it mentions.
+
+    Attributes:
+        names: the words of every document name (titles, aliases, word-like ids).
+        lookup: the words of the lookup section (conditions: what the documents treat).
+        mentioned: the words of ``subject_sections`` (where other subjects are
+            listed), each with the number of documents that mention it.
+        documents: the number of documents.
+    """
+
+    names: frozenset[str]
+    lookup: frozenset[str]
+    mentioned: Mapping[str, int]
+    documents: int = 0
+
+    def foreign(self, terms: Sequence[Term]) -> list[str]:
+        """Name-like terms mentioned as other subjects, never named nor treated here.
+
+        A word the subject sections of many documents use (at least
+        :data:`CLASS_SHARE` of them: "NSAIDs", "beta blockers") names a class
+        the documents belong to or warn about, not another subject.
+        """
+        limit = max(1, int(CLASS_SHARE * self.documents))
+        return [
+            t.word
+            for t in terms
+            if t.name_like
+            and t.df > 0
+            and 0 < self.mentioned.get(t.word, 0) <= limit
+            and t.word not in self.lookup
+            and t.word not in self.names
+        ]
+
+
+def _evidence_terms(evidence: Sequence[Evidence], lexical: LexicalEncoder) -> frozenset[int]:
+    ids: set[int] = set()
+    for e in evidence:
+        ids |= lexical.terms(" ".join(x for x in (e.doc_title, e.section_title, e.text) if x))
+    return frozenset(ids)
+
+
+def closest_documents(evidence: Sequence[Evidence]) -> list[dict[str, Any]]:
+    """The documents of withheld candidates, best first (what the corpus does cover)."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in evidence:
+        if e.doc_id not in out:
+            out[e.doc_id] = {
+                "doc_id": e.doc_id,
+                "doc_title": e.doc_title,
+                "score": round(e.score, 4),
+            }
+    return list(out.values())[:CLOSEST_DOCUMENTS]
+
+
+def apply(outcome: Outcome, verdict: Verdict, turn: Turn) -> None:
+    """Record ``verdict`` on the turn; an abstained turn keeps its candidates out of evidence."""
+    details = verdict.as_details()
+    if not verdict.answerable:
+        details["closest_documents"] = closest_documents(outcome.evidence)
+        details["withheld_evidence_ids"] = [e.chunk_id for e in outcome.evidence]
+        outcome.evidence = []
+        turn.decision, turn.reason = "ABSTAIN", verdict.reason
+    turn.details["answerability"] = details

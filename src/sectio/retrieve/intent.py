@@ -1,0 +1,113 @@
+"""Section intent: which section a question asks for when no profile phrase says.
+
+The profile's sections carry example questions (``examples``, the document's
+name written as "it"). The question, its document name replaced by "it" too,
+is embedded with the collection's own model and compared with every example
+(cosine); a section's score is the mean of its ``k`` nearest examples. The
+reading ranks the sections the document has, best first, and chooses:
+
+* ``section``: the best scores at least ``min_score`` and leads the next by
+  ``margin`` or more: that section, whole;
+* ``sections``: the two best are within ``margin`` of each other (both at
+  least ``min_score``, ``both_within`` on): both, whole, in that order (a
+  question asking two things, or one the examples cannot tell apart);
+* ``free_form``: the best is under ``min_score``: nothing is chosen, the
+  free-form route ranks the document's chunks.
+
+Phrases win: this step runs only when no phrase (and no caller flag) named a
+section. Adding an example is a profile edit, never a code edit.
+
+Example:
+    >>> import numpy as np
+    >>> c = IntentClassifier(("a", "a", "b"), np.eye(3, dtype=np.float32), k=1)
+    >>> c.rank(np.array([0.0, 0.0, 1.0], dtype=np.float32))
+    [('b', 1.0), ('a', 0.0)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from sectio.contract.profile import CorpusProfile, IntentSettings
+from sectio.embed.port import Embedder
+
+Choice = Literal["section", "sections", "free_form"]
+
+
+@dataclass(frozen=True)
+class IntentReading:
+    """The sections ranked by intent score, and what was chosen (see the module doc)."""
+
+    ranked: tuple[tuple[str, float], ...]
+    choice: Choice
+    chosen: tuple[str, ...]
+    settings: IntentSettings
+
+    def as_details(self) -> dict[str, Any]:
+        return {
+            "choice": self.choice,
+            "chosen": list(self.chosen),
+            "ranked": [{"section_key": k, "score": round(s, 4)} for k, s in self.ranked[:3]],
+            "min_score": self.settings.min_score,
+            "margin": self.settings.margin,
+        }
+
+
+class IntentClassifier:
+    """Nearest example questions per section, in one embedding space."""
+
+    def __init__(self, labels: Sequence[str], vectors: npt.NDArray[np.float32], *, k: int = 2):
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        self.labels = tuple(labels)
+        self.vectors = vectors / np.maximum(norms, 1e-12)
+        self.k = k
+        self._rows = {key: np.flatnonzero(np.asarray(self.labels) == key) for key in set(labels)}
+
+    @classmethod
+    def from_profile(cls, profile: CorpusProfile, embedder: Embedder) -> IntentClassifier | None:
+        """The profile's examples embedded as queries; None when it has none."""
+        labels = [s.key for s in profile.sections for _ in s.examples]
+        if not labels:
+            return None
+        texts = [q for s in profile.sections for q in s.examples]
+        vectors = np.stack([np.asarray(embedder.embed_query(t), dtype=np.float32) for t in texts])
+        return cls(labels, vectors, k=profile.intent.k)
+
+    def rank(
+        self, query: npt.NDArray[np.float32], allowed: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Sections (only ``allowed`` ones when given) by the mean of their k best cosines."""
+        q = query / max(float(np.linalg.norm(query)), 1e-12)
+        sims = self.vectors @ q
+        out = []
+        for key, rows in self._rows.items():
+            if allowed is not None and key not in allowed:
+                continue
+            best = np.sort(sims[rows])[::-1][: self.k]
+            out.append((key, float(best.mean())))
+        out.sort(key=lambda kv: (-kv[1], kv[0]))
+        return out
+
+    def read(
+        self,
+        query: npt.NDArray[np.float32],
+        settings: IntentSettings,
+        allowed: Collection[str] | None = None,
+    ) -> IntentReading:
+        """Rank the sections and choose (the rules of the module doc)."""
+        ranked = self.rank(query, allowed)
+        if not ranked or ranked[0][1] < settings.min_score:
+            return IntentReading(tuple(ranked), "free_form", (), settings)
+        if (
+            settings.both_within
+            and len(ranked) > 1
+            and ranked[1][1] >= settings.min_score
+            and ranked[0][1] - ranked[1][1] < settings.margin
+        ):
+            return IntentReading(tuple(ranked), "sections", (ranked[0][0], ranked[1][0]), settings)
+        return IntentReading(tuple(ranked), "section", (ranked[0][0],), settings)

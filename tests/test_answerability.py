@@ -1,0 +1,231 @@
+"""Answerability: the stage after every route, its rules, and the eval that measures it.
+
+Rules that need meaning (off-corpus names, look-alike names, off-topic docs
+questions, cosine scores) run on the bundled MiniLM model (``slow``); the
+rest on the fake embedder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from sectio import Sectio, Settings
+from sectio.cli import cli, main
+from sectio.demo import demo_corpus_path
+from sectio.eval.answerability import Row, curve, rates, replay
+from tests.helpers.route_corpora import en_rows, write
+
+DOCS = {
+    "install.md": "# Install\n\nInstall the controller with the installer script.\n",
+    "sync.md": "# Sync waves\n\nSync waves order the resources of an application sync.\n",
+    "rbac.md": "# RBAC\n\nRoles grant users access to projects and applications.\n",
+}
+
+
+def _docs_tree(root: Path) -> Path:
+    tree = root / "repo" / "docs"
+    tree.mkdir(parents=True)
+    for name, text in DOCS.items():
+        (tree / name).write_text(text)
+    return tree.parent
+
+
+# --- the eval's arithmetic --------------------------------------------------------------
+def _row(qid: str, expect: str, decision: str, rule: str, coverage: float) -> Row:
+    signals = {"rule": rule, "coverage": coverage}
+    reason = "weak_evidence" if decision == "ABSTAIN" else "grounded_evidence_available"
+    return Row(qid, qid, expect, decision, reason, "fallback_search", {"signals": signals})
+
+
+def test_the_shares_and_the_curve_on_a_small_labelled_set() -> None:
+    rows = [
+        _row("n1", "abstain", "ABSTAIN", "subject", 0.0),  # fixed rule: stays abstained
+        _row("n2", "abstain", "ABSTAIN", "coverage", 0.3),
+        _row("n3", "abstain", "ANSWERABLE", "covered", 0.6),
+        _row("p1", "answer", "ANSWERABLE", "covered", 0.9),
+        _row("p2", "answer", "ANSWERABLE", "covered", 0.55),
+        _row("p3", "answer", "ABSTAIN", "named_document", 1.0),
+    ]
+    assert rates(rows) == {
+        "abstain_rate": round(2 / 3, 4),
+        "answer_rate": round(2 / 3, 4),
+        "unanswerable": 3,
+        "answerable": 3,
+    }
+    by_t = {p["min_coverage"]: p for p in curve(rows, grid=(0.0, 0.5, 0.7, 1.0))}
+    third, two = round(1 / 3, 4), round(2 / 3, 4)
+    assert by_t[0.0] == {"min_coverage": 0.0, "abstain_rate": third, "answer_rate": two}
+    assert by_t[0.5] == {"min_coverage": 0.5, "abstain_rate": two, "answer_rate": two}
+    assert by_t[0.7] == {"min_coverage": 0.7, "abstain_rate": 1.0, "answer_rate": third}
+    assert by_t[1.0]["answer_rate"] == 0.0
+    assert replay(rows[0], 0.0) and not replay(rows[3], 0.9)
+
+
+# --- one fusion setting, read by every fused path ---------------------------------------
+def _spy(calls: list[dict[str, Any]], real: Callable[..., Any]) -> Callable[..., Any]:
+    def record(*args: Any, **kwargs: Any) -> Any:
+        calls.append(
+            {
+                "rrf_k": kwargs.get("rrf_k", args[5] if len(args) > 5 else None),
+                "weights": kwargs.get("weights"),
+            }
+        )
+        return real(*args, **kwargs)
+
+    return record
+
+
+def test_every_fused_route_reads_the_one_fusion_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Settings(
+        home=tmp_path / "h", embedder="fake", traces=False, rrf_k=7, hybrid_lexical_weight=0.9
+    )
+    with Sectio(settings) as s:
+        s.ingest(write(tmp_path, "en", en_rows()), profile="en_drug_label", collection="en")
+        s.ingest(_docs_tree(tmp_path), fmt="markdown", profile="docs", collection="d")
+        seen: dict[str, list[dict[str, Any]]] = {}
+        for name, collection, question in (
+            ("free_form", "en", "metformin lactic acidosis carbonic anhydrase"),
+            ("fallback_search", "en", "flatulence vomiting"),
+            ("docs_plan", "d", "how do sync waves order resources"),
+        ):
+            index = s.collection(collection).index
+            calls: list[dict[str, Any]] = []
+            monkeypatch.setattr(index, "search_fused", _spy(calls, index.search_fused))
+            assert s.ask(question, collection=collection, tenant="default").route == name
+            monkeypatch.undo()
+            seen[name] = calls
+    for name, calls in seen.items():
+        assert calls, name
+        for call in calls:
+            assert call["rrf_k"] == 7, name
+            assert call["weights"] is not None and call["weights"][0] == 1.0, name
+            assert sum(call["weights"][1:]) == pytest.approx(0.9), name
+
+
+# --- the CLI ------------------------------------------------------------------------------
+def test_cli_eval_answerability_reports_what_ask_decided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "h"
+    questions = [
+        {"_id": "1", "text": "metformin contraindications", "expect": "answer"},
+        {"_id": "2", "text": "warfarin dosage", "metadata": {"expect": "answer", "set": "x"}},
+        {"_id": "3", "text": "what is the capital of france", "expect": "abstain"},
+    ]
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps(q) + "\n" for q in questions))
+    with Sectio(Settings(home=home, embedder="fake", traces=False)) as s:
+        s.ingest(write(tmp_path, "en", en_rows()), profile="en_drug_label", collection="en")
+        decisions = [
+            s.ask(q["text"], collection="en", tenant="default", record=False).decision
+            for q in questions
+        ]
+    env = {"SECTIO_HOME": str(home), "SECTIO_EMBEDDER": "fake"}
+    per = tmp_path / "per.jsonl"
+    out = CliRunner().invoke(
+        cli,
+        ["eval", str(path), "--answerability", "-c", "en", "--json", "--per-query", str(per)],
+        env=env,
+    )
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    answered = sum(d != "ABSTAIN" for d in decisions[:2]) / 2
+    assert report["overall"]["answer_rate"] == answered
+    assert report["overall"]["abstain_rate"] == float(decisions[2] == "ABSTAIN")
+    assert [json.loads(line)["decision"] for line in per.read_text().splitlines()] == decisions
+    human = CliRunner().invoke(cli, ["eval", str(path), "--answerability", "-c", "en"], env=env)
+    assert human.exit_code == 0 and "route section" in human.output
+    missing = CliRunner().invoke(cli, ["eval", str(path), "-c", "en"], env=env)
+    assert missing.exit_code == 2 and "QRELS" in missing.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"_id": "1", "text": "x", "expect": "maybe"}\n')
+    monkeypatch.setenv("SECTIO_HOME", str(home))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    assert main(["eval", str(bad), "--answerability", "-c", "en"]) == 1
+    assert "field expect: must be answer or abstain" in capsys.readouterr().err
+
+
+# --- rules that need meaning: the bundled model ----------------------------------------
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
+    home = tmp_path_factory.mktemp("answerability-minilm")
+    with Sectio(Settings(home=home, embedder="minilm", traces=False)) as s:
+        s.ingest(demo_corpus_path(), profile="en_drug_label", collection="demo")
+        yield s
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("what is the maximum dose of pregabalin", "pregabalin"),
+        ("how to use spiriva", "spiriva"),
+        ("what is morphine", "morphine"),
+    ],
+)
+def test_an_off_corpus_drug_question_abstains_naming_the_term(
+    labels: Sectio, question: str, term: str
+) -> None:
+    result = labels.ask(question, collection="demo", tenant="default")
+    assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert result.evidence == []
+    details = result.details["answerability"]
+    assert term in details["uncovered"]
+    assert details["closest_documents"] and details["withheld_evidence_ids"]
+
+
+@pytest.mark.slow
+def test_answerable_questions_still_answer(labels: Sectio) -> None:
+    for question in (
+        "which of these treats type 2 diabetes",
+        "metformin side effects",
+        "can I take warfarin with aspirin",
+    ):
+        result = labels.ask(question, collection="demo", tenant="default")
+        assert result.decision != "ABSTAIN", (question, result.details.get("answerability"))
+        assert result.evidence
+
+
+@pytest.mark.slow
+def test_a_look_alike_name_does_not_resolve_to_the_document(labels: Sectio) -> None:
+    near = labels.ask("prednisolone dosage", collection="demo", tenant="default")
+    assert near.resolved_doc_id != "prednisone"
+    assert near.decision == "ABSTAIN"
+    typo = labels.ask("prednisone dosage", collection="demo", tenant="default")
+    assert typo.resolved_doc_id == "prednisone"
+    combo = labels.ask(
+        "amoxicillin clavulanic acid side effects", collection="demo", tenant="default"
+    )
+    assert (combo.decision, combo.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert "clavulanic" in combo.details["answerability"]["uncovered"]
+
+
+@pytest.mark.slow
+def test_the_docs_planner_abstains_off_topic_and_scores_by_cosine(tmp_path: Path) -> None:
+    with Sectio(Settings(home=tmp_path / "h", embedder="minilm", traces=False)) as s:
+        s.ingest(_docs_tree(tmp_path), fmt="markdown", profile="docs", collection="d")
+        off = s.ask("What is the capital of France?", collection="d", tenant="default")
+        on = s.ask("how do sync waves order resources", collection="d", tenant="default")
+        dense = s.search(
+            "how do sync waves order resources",
+            collection="d",
+            mode="dense",
+            top_k=50,
+            tenant="default",
+        )
+        cosines = {e.chunk_id: e.score for e in dense.hits}
+    assert (off.route, off.decision) == ("docs_plan", "ABSTAIN")
+    assert off.evidence == []
+    assert on.decision != "ABSTAIN" and on.evidence[0].doc_id == "docs/sync.md"
+    assert cosines
+    for e in on.evidence:
+        if e.chunk_id in cosines:
+            assert e.score == pytest.approx(cosines[e.chunk_id], abs=0.03)
