@@ -262,3 +262,20 @@ def test_cli_errors_are_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "question is empty" in err
     assert main(["ask", "metformin", "-c", "no-such-collection"]) == 1
+
+
+def test_a_follow_up_inherits_the_conversations_document(tmp_path: Path) -> None:
+    with Sectio(Settings(home=tmp_path / "h", embedder="fake")) as s:
+        s.ingest(write(tmp_path, "en", en_rows()), profile="en_drug_label", collection="en")
+        first = s.ask("metformin dose", collection="en", conversation_id="c1")
+        follow = s.ask("and its side effects?", collection="en", conversation_id="c1")
+        alone = s.ask("and its side effects?", collection="en")
+        switch = s.ask("warfarin side effects", collection="en", conversation_id="c1")
+        other = s.ask("and its side effects?", collection="en", conversation_id="c2")
+    assert first.resolved_doc_id == "metformin"
+    assert (follow.resolved_doc_id, follow.resolved_section_key) == ("metformin", "adverse_reactions")
+    assert follow.details["doc_resolution"] == {"doc_id": "metformin", "how": "conversation"}
+    assert {e.doc_id for e in follow.evidence} == {"metformin"} and follow.decision != "ABSTAIN"
+    assert alone.resolved_doc_id is None  # no conversation: nothing to inherit
+    assert switch.resolved_doc_id == "warfarin"  # naming a document switches
+    assert other.resolved_doc_id is None  # another conversation inherits nothing

@@ -99,7 +99,8 @@ def test_every_command_has_help() -> None:
 
 
 def test_json_and_collection_options_are_where_the_readme_says() -> None:
-    """README: every command but serve takes --json; all but the store commands --collection."""
+    """README: every command but the servers takes --json; all but those and the store
+    commands --collection."""
     from sectio.cli.base import cli
 
     def has(option: str) -> set[str]:
@@ -109,9 +110,10 @@ def test_json_and_collection_options_are_where_the_readme_says() -> None:
             if any(option in getattr(p, "opts", []) for p in command.params)
         }
 
-    assert set(cli.commands) - has("--json") == {"serve"}
+    assert set(cli.commands) - has("--json") == {"serve", "mcp"}
     assert set(cli.commands) - has("--collection") == {
         "serve",
+        "mcp",
         "migrate",
         "traces",
         "feedback",

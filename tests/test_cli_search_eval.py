@@ -194,3 +194,26 @@ def test_eval_errors_are_one_line(
     (tmp_path / "q3.tsv").write_text("q3\tx\t1\n")
     line = _one_line_error(capsys, ["eval", str(queries), str(tmp_path / "q3.tsv")], 1)
     assert "not in the queries file" in line
+
+
+def test_eval_compare_prints_the_three_lists_side_by_side(
+    home: Path, eval_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries, qrels = eval_files
+    out = _json(capsys, ["eval", str(queries), str(qrels), "--compare", "--json"])
+    assert isinstance(out, dict)
+    modes, best = out["modes"], out["best_single"]
+    assert set(modes) == {"hybrid", "dense", "lexical"}
+    for mode in ("hybrid", "dense", "lexical"):
+        alone = _json(capsys, ["eval", str(queries), str(qrels), "--mode", mode, "--json"])
+        assert modes[mode]["metrics"] == alone["metrics"], mode
+    for metric, row in best.items():
+        single = max(modes["dense"]["metrics"][metric], modes["lexical"]["metrics"][metric])
+        assert row["value"] == single
+        assert row["hybrid_minus_best"] == pytest.approx(
+            modes["hybrid"]["metrics"][metric] - single
+        )
+    capsys.readouterr()
+    assert main(["eval", str(queries), str(qrels), "--compare"]) == 0
+    text = capsys.readouterr().out
+    assert "hybrid - best single" in text and "nDCG@10" in text

@@ -489,7 +489,10 @@ class Sectio(OpsFacade):
         ``write_traces``; a ``conversation_id`` asks for it too) the trace is
         written fail-open (``trace_id``) and, with ``conversation_id``, the turn
         is appended to that conversation (``record=False``: neither; the caller
-        calls :meth:`record`).
+        calls :meth:`record`). In a conversation, a question that names no
+        document inherits the previous answered turn's document
+        (``details.doc_resolution.how == "conversation"``); one that names a
+        document switches to it.
 
         Raises:
             CollectionNotFound: no such collection.
@@ -497,6 +500,7 @@ class Sectio(OpsFacade):
                 collection's engine cannot honour.
         """
         tenant = self._tenant(tenant)
+        context = self._conversation_doc(conversation_id, tenant) if conversation_id else None
         with telemetry.call_span("ask", collection, tenant) as span:
             result = self.router(collection).ask(
                 question,
@@ -505,11 +509,26 @@ class Sectio(OpsFacade):
                 section_key=section_key,
                 turn_type=turn_type,
                 top_k=top_k,
+                context_doc_id=context,
             )
             telemetry.set_attributes(span, telemetry.result_attributes(result))
         if self._records(record if conversation_id is None else record is not False):
             self.record("ask", result, conversation_id=conversation_id)
         return result
+
+    def _conversation_doc(self, conversation_id: str, tenant: str) -> str | None:
+        """The document the conversation's last answered turn resolved (fail-open: None)."""
+        try:
+            for turn in reversed(self.ops.conversation(conversation_id, tenant=tenant)):
+                if turn.role == "assistant" and turn.trace_id:
+                    trace = self.ops.get_trace(str(turn.trace_id), tenant=tenant)
+                    if trace and trace.get("resolved_doc_id"):
+                        return str(trace["resolved_doc_id"])
+        except SectioError as exc:  # the store is down: the question is read on its own
+            logging.getLogger(__name__).warning(
+                "conversation %s: previous subject unreadable: %s", conversation_id, exc
+            )
+        return None
 
     def lookup(
         self,

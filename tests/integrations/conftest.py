@@ -32,7 +32,7 @@ def label_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def local(label_home: Path) -> Iterator[Sectio]:
     """A Sectio over ``label_home`` (closed after the test: one process owns the shard)."""
-    s = Sectio(Settings(home=label_home, embedder="fake"))
+    s = Sectio(Settings(home=label_home, embedder="fake"), write_traces=True)
     yield s
     s.close()
 

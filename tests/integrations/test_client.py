@@ -24,7 +24,7 @@ def test_results_are_the_library_models_and_match_the_cli(remote: Remote) -> Non
         assert isinstance(result, RetrievalResult)
         assert result.tenant == "acme" and result.route == expected["route"] == "section"
         assert [e.chunk_id for e in result.evidence] == chunk_ids(expected)
-        assert result.evidence[0].source_refs == [
+        assert [r.model_dump() for r in result.evidence[0].source_refs] == [
             {"source": "label", "page": None, "url": "https://example.org/aspirin"}
         ]
         hits = client.search("bleeding", top_k=3, mode="lexical").hits

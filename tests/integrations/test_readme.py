@@ -35,7 +35,7 @@ EXPECTED = {
     "LangChain": "[('aspirin', ",
     "MCP server": "ANSWERABLE ['acme:aspirin#contraindications#0']",
     "Python client": "ticket-42\nrefused: ",
-    "OpenTelemetry": "'sectio.engine.scroll', 'sectio.resolve', 'sectio.stage.decide'",
+    "OpenTelemetry": "'sectio.resolve', 'sectio.stage.answerability', 'sectio.stage.decide'",
 }
 
 

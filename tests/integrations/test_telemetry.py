@@ -78,7 +78,8 @@ def test_request_ask_and_stage_spans_under_the_incoming_traceparent(
     assert ask.attributes["sectio.decision"] == "ANSWERABLE"
     assert int(str(ask.attributes["sectio.evidence_count"])) == 4
     stages = [s.name for s in done if parent_of(s) == ask.context.span_id]
-    assert stages == [f"sectio.stage.{n}" for n in ("route", "rerank", "hydrate", "pack", "decide")]
+    names = ("route", "rerank", "hydrate", "pack", "answerability", "decide")
+    assert stages == [f"sectio.stage.{n}" for n in names]
     route = by_name(done, "sectio.stage.route")
     under_route = {s.name for s in done if parent_of(s) == route.context.span_id}
     assert "sectio.resolve" in under_route and "sectio.engine.search_fused" in under_route

@@ -36,6 +36,9 @@ class AskRequest:
         section_key: force the section (overrides phrases; its absence is the answer).
         turn_type: one of :data:`TURN_TYPES`, or None.
         top_k: evidence a ranked route keeps (clamped to [1, 50]; None: the policy's).
+        context_doc_id: the document of the conversation's previous turn: the
+            subject when this question names none (a follow-up, "and its side
+            effects?"); a question naming a document switches to it.
     """
 
     question: str
@@ -43,6 +46,7 @@ class AskRequest:
     section_key: str | None = None
     turn_type: str | None = None
     top_k: int | None = None
+    context_doc_id: str | None = None
 
     @classmethod
     def of(
@@ -53,6 +57,7 @@ class AskRequest:
         section_key: str | None = None,
         turn_type: str | None = None,
         top_k: int | None = None,
+        context_doc_id: str | None = None,
         empty: str = "the question is empty",
     ) -> AskRequest:
         """A validated request.
@@ -65,7 +70,9 @@ class AskRequest:
             raise ConfigError(empty)
         if turn_type is not None and turn_type not in TURN_TYPES:
             raise ConfigError(f"unknown turn_type {turn_type!r} ({', '.join(TURN_TYPES)})")
-        return cls(text, doc_id or None, section_key or None, turn_type, top_k)
+        return cls(
+            text, doc_id or None, section_key or None, turn_type, top_k, context_doc_id or None
+        )
 
     @property
     def overview(self) -> bool:

@@ -301,6 +301,7 @@ def chunk_metadata(item: Evidence, result: RetrievalResult | SearchResult) -> di
     its provenance (``source_refs``), its score, and the answer's ``decision``,
     ``reason``, ``route`` (``mode`` for a search), ``collection`` and ``trace_id``."""
     meta: dict[str, Any] = {k: getattr(item, k) for k in EVIDENCE_FIELDS}
+    meta["source_refs"] = [ref.model_dump() for ref in item.source_refs]  # plain JSON data
     meta["score"] = item.score
     meta["collection"] = result.collection
     meta["trace_id"] = result.trace_id

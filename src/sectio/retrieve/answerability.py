@@ -211,26 +211,12 @@ class Judge:
         """
         outcome = turn.outcome
         assert outcome is not None
-        terms = self.terms(turn, stats)
-        total = sum(t.idf for t in terms)
-        coverage = sum(t.idf for t in terms if t.covered) / total if total else 1.0
-        unknown = [t.word for t in terms if t.unknown_name]
-        best = max((e.score for e in outcome.evidence), default=0.0)
         named = _named_how(turn)
-        signals: dict[str, Any] = {
-            "terms": {t.word: round(t.idf, 3) for t in terms},
-            "unknown": unknown,
-            "coverage": round(coverage, 4),
-            "route": outcome.route,
-            "document_named": named,
-        }
+        signals: dict[str, Any] = {"route": outcome.route, "document_named": named}
         thresholds: dict[str, Any] = {"min_coverage": self.settings.min_coverage}
-        ranked = outcome.route not in EXACT_ROUTES and outcome.route != "lookup"
-        if ranked and outcome.evidence:
-            signals["best_dense"] = round(best, 4)
-            thresholds["dense_floor"] = None if dense_floor is None else round(dense_floor, 4)
 
-        # 1. a named document: the name is the subject (unless it names another product)
+        # 1. a named document: the name is the subject (unless it names another product);
+        #    decided before the coverage signals are computed (exact routes stay cheap)
         if named is not None:
             return self._named(turn, stats, signals, thresholds)
         if outcome.route == "lookup" and outcome.details.get("stage") == "keyword":
@@ -242,6 +228,18 @@ class Judge:
             signals["document_named"] = "exact_seed"
             signals["rule"] = "named_document"
             return Verdict(True, None, signals, thresholds)
+
+        terms = self.terms(turn, stats)
+        total = sum(t.idf for t in terms)
+        coverage = sum(t.idf for t in terms if t.covered) / total if total else 1.0
+        unknown = [t.word for t in terms if t.unknown_name]
+        best = max((e.score for e in outcome.evidence), default=0.0)
+        signals.update(terms={t.word: round(t.idf, 3) for t in terms}, unknown=unknown)
+        signals["coverage"] = round(coverage, 4)
+        ranked = outcome.route not in EXACT_ROUTES and outcome.route != "lookup"
+        if ranked and outcome.evidence:
+            signals["best_dense"] = round(best, 4)
+            thresholds["dense_floor"] = None if dense_floor is None else round(dense_floor, 4)
 
         # 2. documents are the subjects: a question naming none must not name another one
         #    (a lookup's phrase is a condition, never a subject)
@@ -326,6 +324,8 @@ def _named_how(turn: Turn) -> str | None:
         return None
     if turn.request.doc_id:
         return "flag"
+    if res.inherited:
+        return "conversation"
     return res.named.how if res.named is not None else None
 
 

@@ -130,15 +130,24 @@ class Router:
         section_key: str | None = None,
         turn_type: str | None = None,
         top_k: int | None = None,
+        context_doc_id: str | None = None,
     ) -> RetrievalResult:
         """Run ``question`` through the stages (see the module doc).
+
+        ``context_doc_id``: the conversation's previous document, the subject
+        of a question that names none (:class:`~sectio.contract.request.AskRequest`).
 
         Raises:
             ConfigError: an empty question, an unknown ``turn_type``, or one the
                 collection's engine cannot honour.
         """
         request = AskRequest.of(
-            question, doc_id=doc_id, section_key=section_key, turn_type=turn_type, top_k=top_k
+            question,
+            doc_id=doc_id,
+            section_key=section_key,
+            turn_type=turn_type,
+            top_k=top_k,
+            context_doc_id=context_doc_id,
         )
         return self.answer(request, tenant=tenant)
 

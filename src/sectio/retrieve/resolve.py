@@ -101,6 +101,14 @@ class Resolver:
         catalog = self.catalog(scope)
         named = catalog.resolve(request.question)
         doc_id = request.doc_id or (named.doc_id if named else None)
+        inherited = (
+            doc_id is None
+            and named is None
+            and request.context_doc_id is not None
+            and bool(catalog.sections_of(request.context_doc_id))
+        )
+        if inherited:
+            doc_id = request.context_doc_id
         spans = named.spans if named else ()
         matches = [] if request.section_key else self.sections.resolve_all(request.question, spans)
         if doc_id:
@@ -112,6 +120,8 @@ class Resolver:
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
         turn.details["doc_resolution"] = _doc_details(request.doc_id, named, catalog)
+        if inherited:
+            turn.details["doc_resolution"] = {"doc_id": doc_id, "how": "conversation"}
         turn.details["section_resolution"] = _section_details(request.section_key, match, matches)
         return Resolution(
             doc_id=doc_id,
@@ -123,6 +133,7 @@ class Resolver:
             section_forced=bool(request.section_key),
             display_name=catalog.display_name(doc_id) if doc_id else None,
             sections_of_doc=catalog.sections_of(doc_id) if doc_id else frozenset(),
+            inherited=inherited,
         )
 
 

@@ -61,6 +61,11 @@ from sectio.eval.harness import EvalReport
     help="What a qrels corpus-id names: doc_id, doc_id#section_key, or chunk_id.",
 )
 @click.option(
+    "--compare",
+    is_flag=True,
+    help="Score hybrid, dense and lexical side by side in one run (ignores --mode).",
+)
+@click.option(
     "--top-k",
     type=int,
     default=100,
@@ -85,6 +90,7 @@ def eval_command(
     group_by: str | None,
     mode: str,
     level: str,
+    compare: bool,
     top_k: int,
     per_query: Path | None,
     collection: str,
@@ -107,27 +113,66 @@ def eval_command(
         raise click.UsageError("QRELS is required (or pass --answerability)")
     judged = load_qrels(qrels)
     texts = load_queries(queries)
-    progress, done = progress_reporter("eval", "queries", enabled=not as_json)
-    try:
-        report, rows = evaluate(
-            state.sectio,
-            texts,
-            judged,
-            collection=collection,
-            tenant=tenant,
-            mode=mode,
-            level=level,
-            top_k=top_k,
-            progress=progress,
-        )
-    finally:
-        done()
-    if per_query is not None:
-        write_per_query(per_query, rows)
+    reports: dict[str, EvalReport] = {}
+    for each in COMPARED if compare else (mode,):
+        progress, done = progress_reporter(f"eval {each}", "queries", enabled=not as_json)
+        try:
+            reports[each], rows = evaluate(
+                state.sectio,
+                texts,
+                judged,
+                collection=collection,
+                tenant=tenant,
+                mode=each,
+                level=level,
+                top_k=top_k,
+                progress=progress,
+            )
+        finally:
+            done()
+        if per_query is not None and not compare:
+            write_per_query(per_query, rows)
+    if compare:
+        _print_comparison(reports, as_json)
+    elif as_json:
+        emit_json(reports[mode])
+    else:
+        _print_report(reports[mode])
+
+
+#: The lists ``--compare`` scores, fused first.
+COMPARED = ("hybrid", "dense", "lexical")
+
+
+def _print_comparison(reports: dict[str, EvalReport], as_json: bool) -> None:
+    """Each metric for every mode, the better single list and hybrid's difference to it."""
+    metrics = list(reports["hybrid"].metrics)
+    best = {
+        m: max(("dense", "lexical"), key=lambda mode: reports[mode].metrics[m]) for m in metrics
+    }
     if as_json:
-        emit_json(report)
+        emit_json(
+            {
+                "modes": {k: r.model_dump(mode="json") for k, r in reports.items()},
+                "best_single": {
+                    m: {
+                        "mode": best[m],
+                        "value": reports[best[m]].metrics[m],
+                        "hybrid_minus_best": reports["hybrid"].metrics[m]
+                        - reports[best[m]].metrics[m],
+                    }
+                    for m in metrics
+                },
+            }
+        )
         return
-    _print_report(report)
+    first = reports["hybrid"]
+    click.echo(f"{first.collection} · level {first.level} · {first.queries} queries")
+    click.echo(f"  {'metric':<11}{'hybrid':>9}{'dense':>9}{'lexical':>9}   hybrid - best single")
+    for m in metrics:
+        values = "".join(f"{reports[k].metrics[m]:>9.4f}" for k in COMPARED)
+        diff = reports["hybrid"].metrics[m] - reports[best[m]].metrics[m]
+        click.echo(f"  {m:<11}{values}   {diff:+.4f} ({best[m]})")
 
 
 def _print_report(report: EvalReport) -> None:

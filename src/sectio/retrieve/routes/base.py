@@ -43,6 +43,8 @@ class Resolution:
         section_forced: the caller gave the section (its absence is then the answer).
         display_name: the document's title (its id when it has none).
         sections_of_doc: the sections holding prose of ``doc_id`` (empty when unknown).
+        inherited: ``doc_id`` is the conversation's previous document (the
+            question named none).
     """
 
     doc_id: str | None
@@ -54,6 +56,7 @@ class Resolution:
     section_forced: bool
     display_name: str | None = None
     sections_of_doc: frozenset[str] = frozenset()
+    inherited: bool = False
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:

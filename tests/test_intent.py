@@ -1,0 +1,117 @@
+"""Section intent: example questions route a named document's question when no phrase does.
+
+The fake embedder is a hashed bag of words, so closeness here is shared
+words: enough to test the rules (phrase first, examples next, a weak reading
+falls to free-form, two close sections both whole, tenant scope) without a
+model. Quality on real questions is measured in benchmarks/ (README table).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sectio import Sectio, Settings
+from tests.helpers.route_corpora import en_rows, write
+
+PROFILE = """
+name = "intent_test"
+[answerability]
+subject = "terms"
+[intent]
+k = 1
+min_score = 0.5
+margin = 0.05
+[[sections]]
+key = "indications_and_usage"
+phrases = ["used for"]
+examples = ["what is it prescribed for"]
+[[sections]]
+key = "dosage_and_administration"
+phrases = ["dose"]
+examples = ["pills a day"]
+[[sections]]
+key = "contraindications"
+examples = ["who must never take it"]
+[[sections]]
+key = "warnings_and_cautions"
+[[sections]]
+key = "adverse_reactions"
+phrases = ["side effects"]
+examples = [EXAMPLE]
+"""
+
+
+def _sectio(tmp_path: Path, example: str, tenants: tuple[str, ...] = ("default",)) -> Sectio:
+    profile = tmp_path / f"intent-{abs(hash(example))}.toml"
+    profile.write_text(PROFILE.replace("EXAMPLE", f'"{example}"'))
+    s = Sectio(Settings(home=tmp_path / f"h-{abs(hash(example))}", embedder="fake"))
+    rows = [row for tenant in tenants for row in en_rows(tenant)]
+    if len(tenants) > 1:  # chunk ids must differ between tenants' copies
+        rows = [{**r, "chunk_id": f"{r['tenant']}:{r['chunk_id']}"} for r in rows]
+    s.ingest(write(tmp_path, "en", rows), profile=str(profile), collection="en")
+    return s
+
+
+@pytest.fixture
+def sx(tmp_path: Path) -> Sectio:
+    return _sectio(tmp_path, "upset my tummy")
+
+
+def _sections(result: object) -> list[str]:
+    return [e.section_key for e in result.evidence]  # type: ignore[attr-defined]
+
+
+def test_a_phrase_wins_over_the_examples(sx: Sectio) -> None:
+    result = sx.ask("metformin side effects pills a day", collection="en")
+    assert result.route == "section" and result.resolved_section_key == "adverse_reactions"
+    assert result.details["section_resolution"]["how"] != "none"
+    assert "intent" not in result.details
+
+
+def test_a_paraphrase_routes_through_the_examples(sx: Sectio) -> None:
+    result = sx.ask("does metformin upset my tummy", collection="en")
+    assert (result.route, result.resolved_section_key) == ("section", "adverse_reactions")
+    assert _sections(result) == ["adverse_reactions"]
+    intent = result.details["intent"]
+    assert intent["choice"] == "section" and intent["chosen"] == ["adverse_reactions"]
+    assert intent["ranked"][0]["score"] >= intent["min_score"]
+
+
+def test_a_weak_reading_falls_to_free_form_and_says_so(sx: Sectio) -> None:
+    result = sx.ask("metformin glycemic control renal", collection="en")
+    assert result.route == "free_form"
+    assert result.details["intent"]["choice"] == "free_form"
+    assert result.details["intent"]["chosen"] == []
+
+
+def test_adding_an_example_changes_routing_without_code(tmp_path: Path) -> None:
+    question = "metformin makes me feel queasy"
+    before = _sectio(tmp_path, "upset my tummy").ask(question, collection="en")
+    after = _sectio(tmp_path, "makes me feel queasy").ask(question, collection="en")
+    assert before.route == "free_form"
+    assert (after.route, after.resolved_section_key) == ("section", "adverse_reactions")
+
+
+def test_a_two_intent_question_returns_both_sections_whole(sx: Sectio) -> None:
+    result = sx.ask("metformin upset my tummy pills a day", collection="en")
+    assert result.details["intent"]["choice"] == "sections"
+    chosen = result.details["intent"]["chosen"]
+    assert set(chosen) == {"adverse_reactions", "dosage_and_administration"}
+    assert result.route == "section"
+    # each section whole, one after the other, parts in order
+    assert [(e.section_key, e.part_index) for e in result.evidence] == [
+        (key, part)
+        for key in chosen
+        for part in ((0, 1) if key == "dosage_and_administration" else (0,))
+    ]
+    assert [e.rank for e in result.evidence] == list(range(1, len(result.evidence) + 1))
+
+
+def test_intent_reads_only_the_callers_tenant(tmp_path: Path) -> None:
+    s = _sectio(tmp_path, "upset my tummy", tenants=("a", "b"))
+    for tenant in ("a", "b"):
+        result = s.ask("does metformin upset my tummy", collection="en", tenant=tenant)
+        assert result.details["intent"]["chosen"] == ["adverse_reactions"]
+        assert result.evidence and {e.tenant for e in result.evidence} == {tenant}
