@@ -165,7 +165,9 @@ class Readiness:
         }
         if state.ready:
             manifest = state.manifest or {}
-            data["count"] = self.engine.count(collection=name, tenant=tenant)
+            own = self.engine.count(collection=name, tenant=tenant)
+            # ``tenant_count``: the same number under its earlier name (clients read it)
+            data["count"] = data["tenant_count"] = own
             data["manifest"] = {k: manifest[k] for k in TENANT_MANIFEST_FIELDS if k in manifest}
         return data
 
