@@ -273,7 +273,10 @@ def test_a_follow_up_inherits_the_conversations_document(tmp_path: Path) -> None
         switch = s.ask("warfarin side effects", collection="en", conversation_id="c1")
         other = s.ask("and its side effects?", collection="en", conversation_id="c2")
     assert first.resolved_doc_id == "metformin"
-    assert (follow.resolved_doc_id, follow.resolved_section_key) == ("metformin", "adverse_reactions")
+    assert (follow.resolved_doc_id, follow.resolved_section_key) == (
+        "metformin",
+        "adverse_reactions",
+    )
     assert follow.details["doc_resolution"] == {"doc_id": "metformin", "how": "conversation"}
     assert {e.doc_id for e in follow.evidence} == {"metformin"} and follow.decision != "ABSTAIN"
     assert alone.resolved_doc_id is None  # no conversation: nothing to inherit

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sectio import telemetry
+from sectio.contract.bounds import InputLimits
+from sectio.contract.names import check_collection_name
 from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.result import Evidence, RetrievalResult, SearchResult
 from sectio.embed.cache import CachedEmbedder
@@ -136,8 +138,13 @@ class Sectio(OpsFacade):
         return self._embedder
 
     def collection(self, name: str = DEFAULT_COLLECTION) -> Collection:
-        """An open, gated collection (opened once, kept open)."""
+        """An open, gated collection (opened once, kept open).
+
+        Raises:
+            ContractError: ``name`` is not a valid collection name.
+        """
         if name not in self._open:
+            check_collection_name(name)
             coll = open_collection(self.backend, name, self.embedder)
             self._open[name] = telemetry.instrument_collection(coll)  # engine-query spans
         return self._open[name]
@@ -180,12 +187,18 @@ class Sectio(OpsFacade):
         """Read, validate and load a source into ``collection``; see :mod:`sectio.ingest.loader`.
 
         ``tenant`` assigns a BEIR or Markdown source to a tenant (see
-        :func:`sectio.ingest.readers.read_source`).
+        :func:`sectio.ingest.readers.read_source`). The source is read under the
+        configured input bounds (``SECTIO_MAX_*``); without ``profile``, a Markdown
+        source gets ``docs`` and any other ``generic``.
+
+        Raises:
+            ContractError: an invalid collection name or source (names file, line, field).
         """
+        check_collection_name(collection)
         prof = (
             profile
-            if isinstance(profile, CorpusProfile)
-            else load_profile(profile if profile is not None else _default_profile(fmt, Path(path)))
+            if isinstance(profile, CorpusProfile) or profile is None
+            else load_profile(profile)
         )
         source = Path(path)
         result = read_source(
@@ -195,9 +208,10 @@ class Sectio(OpsFacade):
             count=self.embedder.count_tokens,
             tenant=tenant,
             starts=self.embedder.token_starts,
+            limits=InputLimits.from_settings(self.settings),
         )
-        if profile is None and result.format == "markdown":
-            prof = load_profile("docs")
+        if prof is None:
+            prof = load_profile("docs" if result.format == "markdown" else "generic")
         self.release(collection)
         return load_records(
             self.backend,
@@ -211,6 +225,7 @@ class Sectio(OpsFacade):
             dense_window_tokens=self.settings.dense_window_tokens,
             source=str(source),
             fmt=result.format,
+            detected=result.detected,
             progress=progress,
         )
 
@@ -221,11 +236,11 @@ class Sectio(OpsFacade):
 
     def has_collection(self, name: str) -> bool:
         """Whether the configured store holds a collection ``name``."""
-        return self.backend.exists(name)
+        return self.backend.exists(check_collection_name(name))
 
     def info(self, name: str | None = None) -> dict[str, Any]:
         """Collections with their manifests and counts (one collection if ``name``)."""
-        names = [name] if name else self.collection_names()
+        names = [check_collection_name(name)] if name is not None else self.collection_names()
         out: list[dict[str, Any]] = []
         for n in names:
             if not self.backend.exists(n):
@@ -582,6 +597,7 @@ class Sectio(OpsFacade):
 
     def restore(self, in_file: str | Path, *, collection: str = DEFAULT_COLLECTION) -> Manifest:
         """Restore a snapshot as ``collection`` after checking checksums and the manifest gate."""
+        check_collection_name(collection)
         self.release(collection)
         embedder = self.embedder
 
@@ -612,6 +628,7 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: the target holds another corpus and ``replace`` is False.
         """
+        check_collection_name(as_name or collection)
         self.release(collection)
         return export_collection(
             self.backend,
@@ -643,6 +660,7 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: ``collection`` holds another corpus and ``replace`` is False.
         """
+        check_collection_name(collection)
         self.release(collection)
         return import_collection(
             self.backend,
@@ -685,11 +703,3 @@ def search_layers(
     if not wanted:
         given["layer"] = wanted = ["D0"]
     return given, [str(v) for v in wanted]
-
-
-def _default_profile(fmt: str | None, path: Path) -> str:
-    if fmt == "markdown" or (
-        fmt is None and path.is_dir() and not (path / "corpus.jsonl").exists()
-    ):
-        return "docs"
-    return "generic"

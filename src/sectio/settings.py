@@ -51,6 +51,17 @@ class Settings(BaseSettings):
     #: build cost (README results). Bound in the manifest.
     dense_window_tokens: int = Field(default=0, ge=0, le=8192)
 
+    # --- input bounds: a source past one is refused with one line naming file, line, field ---
+    #: Most characters in any one string of a record (``text``, titles, metadata values).
+    max_text_chars: int = Field(default=1_000_000, ge=1_000, le=100_000_000)
+    #: Most bytes in one JSON Lines record (one line), checked before it is decoded.
+    max_record_bytes: int = Field(default=32 * 2**20, ge=4096, le=2**30)
+    #: Deepest nesting of objects and lists in a record (the record itself is level 1).
+    max_nesting: int = Field(default=32, ge=2, le=200)
+    #: Largest ``.json`` array file (it is decoded whole) and largest Markdown file.
+    max_json_bytes: int = Field(default=2**30, ge=4096, le=2**34)
+    max_markdown_bytes: int = Field(default=8 * 2**20, ge=4096, le=2**30)
+
     # --- search (hybrid fusion; defaults chosen on SciFact train, see README) ---
     #: Reciprocal rank fusion constant: score = sum(weight / (rrf_k + rank)), rank from 0.
     rrf_k: int = Field(default=2, ge=1, le=1000)

@@ -78,6 +78,11 @@ class KeyRing:
             raise ConfigError("a key is listed twice across SECTIO_API_KEYS and its file")
         return ring
 
+    def tenant_for_header(self, authorization: str | None) -> str | None:
+        """The tenant of an ``Authorization`` header's ``Bearer <key>``, or None."""
+        scheme, _, token = (authorization or "").partition(" ")
+        return self.tenant_for(token.strip()) if scheme.lower() == "bearer" else None
+
     def tenant_for(self, presented: str | None) -> str | None:
         """The tenant of ``presented``, or None. Every entry is compared (constant time)."""
         if presented is None:

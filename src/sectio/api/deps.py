@@ -32,9 +32,7 @@ async def tenant_of(request: Request, api: Api) -> str:
     """
     if not api.keys.enabled:
         return "default"
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    tenant = api.keys.tenant_for(token.strip()) if scheme.lower() == "bearer" else None
+    tenant = api.keys.tenant_for_header(request.headers.get("authorization"))
     if tenant is None:
         raise ApiError(401, "unauthorized", "missing or invalid API key")
     return tenant

@@ -4,7 +4,8 @@
   :data:`sectio.errors.HTTP_ERRORS` (the one table);
 * an :class:`ApiError`: what only the HTTP layer knows (a missing API key, a
   request over a limit, a served collection that is not ready);
-* a body that does not validate: 422 ``invalid_request``, naming the field;
+* a body that does not validate: 422 ``invalid_request``, naming the field (or,
+  for malformed JSON, the line and column and what the decoder expected);
 * an unknown path or method: 404 ``not_found`` / 405 ``method_not_allowed``;
 * anything else: 500 ``internal_error``, logged with its traceback.
 """
@@ -56,9 +57,23 @@ async def _sectio_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(status, code, str(exc))
 
 
+def _json_where(doc: object, pos: object) -> str:
+    """``line L, column C`` of character ``pos`` in the body ``doc`` (the decoder's)."""
+    if not isinstance(doc, str) or not isinstance(pos, int):
+        return f"character {pos}"
+    line = doc.count("\n", 0, pos) + 1
+    column = pos - (doc.rfind("\n", 0, pos) + 1) + 1
+    return f"line {line}, column {column}"
+
+
 async def _validation(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     first = exc.errors()[0] if exc.errors() else {}
+    if first.get("type") == "json_invalid":
+        at = tuple(first.get("loc", ()))
+        where = _json_where(exc.body, at[-1] if at else None)
+        reason = str((first.get("ctx") or {}).get("error", "not valid JSON"))
+        return error_response(422, "invalid_request", f"body: invalid JSON at {where}: {reason}")
     loc = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
     msg = str(first.get("msg", "invalid request"))
     if first.get("type") == "extra_forbidden":

@@ -1,4 +1,13 @@
-"""ASGI middleware: request id, W3C traceparent, body size cap, JSON access log.
+"""ASGI middleware: request id, W3C traceparent, API key gate, body size cap, JSON access log.
+
+In order, before the app sees a request:
+
+1. the API key gate: with keys configured, a ``/v1/`` request without a valid
+   ``Authorization: Bearer`` key gets 401 before its body is read, let alone
+   validated (an unauthenticated ``{`` is 401, not 422);
+2. the body cap: a declared ``Content-Length`` over ``SECTIO_MAX_BODY_BYTES`` gets
+   413 at once; any other body (chunked included) is read up to the cap and gets
+   413 at the first byte past it. The app then reads the buffered body.
 
 The request id (``X-Request-ID`` honoured or generated) is echoed back and
 stored as the trace's ``correlation_id``; a valid ``traceparent`` header's
@@ -17,6 +26,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sectio.api.auth import KeyRing
 from sectio.context import RequestContext, request_context
 
 log = logging.getLogger("sectio.access")
@@ -56,16 +66,45 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(data, ensure_ascii=False, default=str)
 
 
-class _TooLarge(Exception):
-    pass
+#: Paths that need an API key (when keys are configured); the rest are public.
+PROTECTED_PREFIX = "/v1/"
+
+
+async def _read_body(receive: Receive, cap: int) -> tuple[list[Message], bool]:
+    """The request's body messages, read until the last one or past ``cap`` bytes;
+    and whether it went past (the rest is then left unread)."""
+    messages: list[Message] = []
+    received = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages, False
+        received += len(message.get("body", b""))
+        if received > cap:
+            return messages, True
+        if not message.get("more_body", False):
+            return messages, False
 
 
 class RequestMiddleware:
-    """Request id, traceparent, body cap and an access log line per request."""
+    """Request id, traceparent, key gate, body cap and an access log line per request.
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    ``keys`` (a :class:`sectio.api.auth.KeyRing`) turns the key gate on when it
+    holds keys; None or an empty ring leaves it off.
+    """
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int, keys: KeyRing | None = None) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.keys = keys
+
+    def _unauthorized(self, scope: Scope, headers: dict[str, str]) -> bool:
+        if self.keys is None or not self.keys.enabled:
+            return False
+        if not str(scope.get("path", "")).startswith(PROTECTED_PREFIX):
+            return False
+        return self.keys.tenant_for_header(headers.get("authorization")) is None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -79,21 +118,24 @@ class RequestMiddleware:
         started = time.perf_counter()
         status = {"code": 500}
         declared = headers.get("content-length")
+        too_large = f"body over {self.max_body_bytes} bytes (SECTIO_MAX_BODY_BYTES)"
         try:
-            if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-                await _reject(send, 413, "body_too_large", f"body over {self.max_body_bytes} bytes")
-                status["code"] = 413
+            if self._unauthorized(scope, headers):
+                status["code"] = 401
+                await _reject(send, 401, "unauthorized", "missing or invalid API key")
                 return
-            received = 0
+            if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+                status["code"] = 413
+                await _reject(send, 413, "body_too_large", too_large)
+                return
+            buffered, over = await _read_body(receive, self.max_body_bytes)
+            if over:
+                status["code"] = 413
+                await _reject(send, 413, "body_too_large", too_large)
+                return
 
-            async def capped_receive() -> Message:
-                nonlocal received
-                message = await receive()
-                if message["type"] == "http.request":
-                    received += len(message.get("body", b""))
-                    if received > self.max_body_bytes:
-                        raise _TooLarge
-                return message
+            async def replay() -> Message:
+                return buffered.pop(0) if buffered else await receive()
 
             async def tagged_send(message: Message) -> None:
                 if message["type"] == "http.response.start":
@@ -103,11 +145,7 @@ class RequestMiddleware:
                     message = {**message, "headers": raw}
                 await send(message)
 
-            try:
-                await self.app(scope, capped_receive, tagged_send)
-            except _TooLarge:
-                status["code"] = 413
-                await _reject(send, 413, "body_too_large", f"body over {self.max_body_bytes} bytes")
+            await self.app(scope, replay, tagged_send)
         finally:
             log.info(
                 "request",

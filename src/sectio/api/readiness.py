@@ -5,12 +5,20 @@ re-reads each manifest and compares it with the configured embedder (the same
 gate as every query path). A collection whose manifest changed on disk (a
 ``--replace`` by another process) is reopened; one that fails the gate is
 marked not ready and its requests get 503.
+
+What callers see is scoped: a reason never shows a filesystem path (the
+configured home reads ``$SECTIO_HOME``, any other absolute path ``<path>``)
+unless ``/readyz?verbose=true`` is asked with a valid key; a tenant sees its
+own chunk count and a manifest without the corpus-wide fields (source path,
+chunk count, corpus sha256, BM25 statistics).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sectio.api.errors import ApiError
@@ -19,6 +27,38 @@ from sectio.errors import CollectionNotFound, SectioError
 from sectio.settings import Settings
 
 log = logging.getLogger(__name__)
+
+#: Manifest fields a tenant may see: how the collection is built, nothing about the
+#: corpus as a whole (other tenants' data counts in its size, hash and statistics).
+TENANT_MANIFEST_FIELDS = (
+    "collection",
+    "model_id",
+    "dimensions",
+    "input_kind",
+    "max_length",
+    "distance",
+    "profile_name",
+    "index_text",
+    "quantization",
+    "dense_window_tokens",
+    "sectio_version",
+    "created_at",
+)
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~])/(?:[^\s/:'\"]+/)*[^\s/:'\",;)]+")
+
+
+def redact_paths(text: str, home: str) -> str:
+    """``text`` with ``home`` (as given and as resolved) as ``$SECTIO_HOME`` and every
+    other absolute path as ``<path>``.
+
+    Example:
+        >>> redact_paths("cannot open /srv/h/collections/x: at /etc/passwd", "/srv/h")
+        'cannot open $SECTIO_HOME/collections/x: at <path>'
+    """
+    for form in sorted({home, str(Path(home).resolve())}, key=len, reverse=True):
+        if form and form not in (".", "/"):
+            text = text.replace(form, "$SECTIO_HOME")
+    return _ABSOLUTE_PATH.sub("<path>", text)
 
 
 @dataclass
@@ -59,13 +99,18 @@ class Readiness:
         self._state = state
         self._checked = True
 
-    def report(self) -> dict[str, Any]:
-        """``{"ready": bool, "collections": {name: {"ready", "reason"}}}``."""
+    def _reason(self, reason: str, verbose: bool = False) -> str:
+        return reason if verbose else redact_paths(reason, str(self.settings.home))
+
+    def report(self, verbose: bool = False) -> dict[str, Any]:
+        """``{"ready": bool, "collections": {name: {"ready", "reason"}}}``; reasons
+        without filesystem paths unless ``verbose`` (the caller showed a valid key)."""
         ready = self._checked and bool(self._state) and all(s.ready for s in self._state.values())
         body: dict[str, Any] = {
             "ready": ready,
             "collections": {
-                n: {"ready": s.ready, "reason": s.reason} for n, s in self._state.items()
+                n: {"ready": s.ready, "reason": self._reason(s.reason, verbose)}
+                for n, s in self._state.items()
             },
         }
         if self._checked and not self._state:
@@ -79,16 +124,17 @@ class Readiness:
 
         Raises:
             CollectionNotFound: 404, not served here.
-            ApiError: 503 ``collection_not_ready``, with the reason.
+            ApiError: 503 ``collection_not_ready``, with the reason (paths redacted).
         """
         state = self._state.get(name)
         if state is None:
             raise CollectionNotFound(f"no served collection named {name!r}")
         if not state.ready:
-            raise ApiError(503, "collection_not_ready", state.reason)
+            raise ApiError(503, "collection_not_ready", self._reason(state.reason))
 
-    def summaries(self) -> list[dict[str, Any]]:
-        """Name, readiness, total points and a manifest summary per served collection."""
+    def summaries(self, tenant: str) -> list[dict[str, Any]]:
+        """Name, readiness, ``tenant``'s chunk count and a manifest summary per served
+        collection, by name (engine thread only: the counts are engine calls)."""
         out = []
         for name, s in sorted(self._state.items()):
             m = s.manifest or {}
@@ -96,24 +142,33 @@ class Readiness:
                 {
                     "name": name,
                     "ready": s.ready,
-                    "reason": s.reason,
-                    "count": s.count,
+                    "reason": self._reason(s.reason),
+                    "count": self.engine.count(collection=name, tenant=tenant) if s.ready else 0,
                     "model_id": m.get("model_id"),
                     "profile_name": m.get("profile_name"),
-                    "chunk_count": m.get("chunk_count"),
                 }
             )
         return out
 
     def detail(self, name: str, tenant: str) -> dict[str, Any] | None:
-        """Manifest, total points and the caller's points of one served collection
-        (engine thread only); None if it is not served here."""
+        """One served collection as ``tenant`` sees it: readiness, its own chunk count and
+        the manifest's :data:`TENANT_MANIFEST_FIELDS` (engine thread only); None if it
+        is not served here."""
         state = self._state.get(name)
         if state is None:
             return None
-        data: dict[str, Any] = {"name": name, "ready": state.ready, "reason": state.reason}
+        data: dict[str, Any] = {
+            "name": name,
+            "ready": state.ready,
+            "reason": self._reason(state.reason),
+            "tenant": tenant,
+        }
         if state.ready:
-            data.update(self.engine.collection_detail(name, tenant=tenant))
+            manifest = state.manifest or {}
+            own = self.engine.count(collection=name, tenant=tenant)
+            # ``tenant_count``: the same number under its earlier name (clients read it)
+            data["count"] = data["tenant_count"] = own
+            data["manifest"] = {k: manifest[k] for k in TENANT_MANIFEST_FIELDS if k in manifest}
         return data
 
     def live_values(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from sectio.contract.names import name_problem
 from sectio.engine import DEFAULT_COLLECTION, Sectio
 from sectio.settings import Settings, load_settings
 
@@ -63,14 +64,22 @@ def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(f)
 
 
+def _collection_name(_: click.Context, __: click.Parameter, value: str) -> str:
+    problem = name_problem(value)
+    if problem is not None:
+        raise click.BadParameter(problem.removeprefix("invalid collection name "))
+    return value
+
+
 def collection_option(f: F) -> F:
-    """``--collection NAME`` (default ``default``)."""
+    """``--collection NAME`` (default ``default``); an invalid name is a usage error (rc 2)."""
     return click.option(
         "--collection",
         "-c",
         default=DEFAULT_COLLECTION,
         show_default=True,
-        help="Collection name.",
+        callback=_collection_name,
+        help="Collection name (1-64 letters, digits, '_', '-', '.').",
     )(f)
 
 

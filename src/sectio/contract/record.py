@@ -21,7 +21,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
+from sectio.contract.bounds import InputLimits, check_value
 from sectio.errors import RecordError
+
+_DEFAULT_LIMITS = InputLimits()
 
 ChunkKind = Literal["prose", "block"]
 
@@ -88,14 +91,23 @@ class ChunkRecord(BaseModel):
         return parts
 
 
-def parse_record(data: object, source: str, line: int) -> ChunkRecord:
-    """Validate one decoded JSON value as a chunk record.
+def parse_record(
+    data: object, source: str, line: int, limits: InputLimits | None = _DEFAULT_LIMITS
+) -> ChunkRecord:
+    """Validate one decoded JSON value as a chunk record, within ``limits``.
+
+    The bounds (:mod:`sectio.contract.bounds`) are checked first, then the contract.
+    ``limits=None`` skips the bounds: for values the reader already checked (see
+    :func:`sectio.ingest.sources.iter_json_records`).
 
     Raises:
         RecordError: naming ``source``, ``line`` and the first offending field.
     """
     if not isinstance(data, dict):
         raise RecordError(source, line, "<record>", "must be a JSON object")
+    bad = check_value(data, limits) if limits is not None else None
+    if bad is not None:
+        raise RecordError(source, line, *bad)
     try:
         return ChunkRecord.model_validate(data)
     except ValidationError as exc:
@@ -111,18 +123,18 @@ def check_unique_ids(records: Iterable[tuple[ChunkRecord, str, int]]) -> None:
     """Refuse a corpus where two records share a ``chunk_id``.
 
     Raises:
-        RecordError: on the second occurrence, naming its line.
+        RecordError: on the second occurrence, naming its line (and the first's file
+            when the two come from different files).
     """
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[str, int]] = {}
     for record, source, line in records:
-        if record.chunk_id in seen:
+        first = seen.get(record.chunk_id)
+        if first is not None:
+            where = f"line {first[1]}" if first[0] == source else f"{first[0]}:{first[1]}"
             raise RecordError(
-                source,
-                line,
-                "chunk_id",
-                f"duplicate of line {seen[record.chunk_id]} ({record.chunk_id!r})",
+                source, line, "chunk_id", f"duplicate of {where} ({record.chunk_id!r})"
             )
-        seen[record.chunk_id] = line
+        seen[record.chunk_id] = (source, line)
 
 
 def corpus_sha256(records: Iterable[ChunkRecord]) -> str:

@@ -9,6 +9,10 @@ Query vectors: a bounded in-process LRU keyed by the exact query text
 questions; a repeated one costs a dictionary lookup instead of a model pass
 (~3-5 ms for MiniLM on 2 cores). The vector is the same either way.
 
+A read-only ``SECTIO_HOME`` (a read-only mount, a snapshot served as is) still
+serves reads: the cache file is then opened read-only (or, if that fails too,
+not at all), vectors are computed but not stored, and one warning says so.
+
 Example:
     >>> from sectio.embed.fake import FakeEmbedder
     >>> import tempfile, pathlib
@@ -22,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -34,6 +39,49 @@ import numpy as np
 from sectio import telemetry
 from sectio.embed.port import Embedder, Matrix, QueryBatch, TokenStarts, Vector
 from sectio.errors import EmbeddingError
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS embedding ("
+    " model_id TEXT NOT NULL, input_kind TEXT NOT NULL, sha256 TEXT NOT NULL,"
+    " dims INTEGER NOT NULL, vector BLOB NOT NULL,"
+    " PRIMARY KEY (model_id, input_kind, sha256)) WITHOUT ROWID"
+)
+
+
+def _open_writable(path: Path) -> sqlite3.Connection:
+    """The cache file, created if absent, in WAL mode.
+
+    Raises:
+        OSError, sqlite3.Error: the folder or the file cannot be written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(str(path), check_same_thread=False)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(_SCHEMA)
+        db.commit()
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection | None:
+    """The existing cache file opened read-only (``immutable``: a WAL file on a read-only
+    medium cannot get its shared-memory index), or None if there is none usable."""
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False
+        )
+        db.execute("SELECT 1 FROM embedding LIMIT 1").fetchall()
+    except sqlite3.Error:
+        return None
+    return db
 
 
 @dataclass
@@ -75,20 +123,21 @@ class CachedEmbedder:
         self.token_starts: TokenStarts | None = getattr(inner, "token_starts", None)
         self.stats = CacheStats()
         self._model_key = f"{inner.model_id}@{inner.max_length}"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS embedding ("
-            " model_id TEXT NOT NULL, input_kind TEXT NOT NULL, sha256 TEXT NOT NULL,"
-            " dims INTEGER NOT NULL, vector BLOB NOT NULL,"
-            " PRIMARY KEY (model_id, input_kind, sha256)) WITHOUT ROWID"
-        )
-        self._db.commit()
+        #: False when the cache file could not be opened for writing (a read-only home).
+        self.writable = True
+        self._db: sqlite3.Connection | None
+        try:
+            self._db = _open_writable(path)
+        except (OSError, sqlite3.Error) as exc:
+            self.writable = False
+            self._db = _open_read_only(path)
+            mode = "read-only" if self._db is not None else "off"
+            log.warning("embedding cache %s: %s (%s); new vectors are not stored", mode, path, exc)
 
     def _lookup(self, keys: list[str]) -> dict[str, Vector]:
         found: dict[str, Vector] = {}
+        if self._db is None:
+            return found
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):
             part = unique[start : start + 500]
@@ -128,8 +177,9 @@ class CachedEmbedder:
                 rows.append(
                     (self._model_key, self.input_kind, key, vec32.shape[0], vec32.tobytes())
                 )
-            self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?,?,?,?,?)", rows)
-            self._db.commit()
+            if self.writable and self._db is not None:
+                self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?,?,?,?,?)", rows)
+                self._db.commit()
         self.stats.computed += len(todo)
         self.stats.cached += len(texts) - len(todo)
         if not texts:
@@ -209,4 +259,5 @@ class CachedEmbedder:
         return self.inner.count_tokens(text)
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()

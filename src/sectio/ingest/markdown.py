@@ -36,18 +36,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from sectio.contract.bounds import InputLimits
 from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
 from sectio.errors import ContractError
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
+from sectio.ingest.detect import tree_files
 from sectio.ingest.md_doc import ChunkSpan, DocBuild, DocLink
 from sectio.ingest.md_layers import build_layers
 from sectio.ingest.md_parse import Block, ParsedDoc, Section, parse_markdown
+from sectio.ingest.sources import read_text
 
 #: Top folders that are the docs root, not a domain (``docs/x/y.md`` -> domain ``x``).
 DOC_ROOTS = ("docs", "doc", "documentation")
 #: Folders that hold one folder per domain (``docs/domains/billing/x.md`` -> ``billing``).
 DOMAIN_CONTAINERS = ("domains",)
-_SKIP_DIRS = ("node_modules", "site", "__pycache__")
+_LIMITS = InputLimits()
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 
 
@@ -116,14 +119,7 @@ def _file_target(source: str, href: str, root: Path) -> str | None:
 
 
 def _markdown_files(root: Path) -> list[Path]:
-    files = []
-    for p in root.rglob("*.md"):
-        rel = p.relative_to(root).parts
-        if any(part.startswith(".") or part in _SKIP_DIRS for part in rel[:-1]):
-            continue
-        if p.is_file():
-            files.append(p)
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+    return tree_files(root, "*.md")
 
 
 def _include_reader(root: Path, source: Path) -> Any:
@@ -310,11 +306,16 @@ def read_markdown(
     max_tokens: int = 256,
     count: TokenCounter = approx_tokens,
     tenant: str = "default",
+    limits: InputLimits = _LIMITS,
 ) -> list[ChunkRecord]:
     """Every layer (D0-D5) of the Markdown files under ``path`` (a folder or one file).
 
+    Each file is read strictly (:func:`sectio.ingest.sources.read_text`): a binary
+    file, invalid UTF-8, a file over ``limits.max_markdown_bytes`` or a link out of
+    the tree is refused, naming the file.
+
     Raises:
-        ContractError: no Markdown file under ``path``.
+        ContractError: no Markdown file under ``path``; a file refused as above.
         RecordError: a derived record breaks the contract (names file, line, field).
     """
     source = Path(path)
@@ -329,10 +330,9 @@ def read_markdown(
     parsed: list[ParsedDoc] = []
     for file in files:
         rel = file.relative_to(root).as_posix()
-        try:
-            text = file.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise ContractError(f"{file}: cannot read: {exc.strerror}") from exc
+        # One file named on its own may be a link; a tree's files must stay in the tree.
+        tree = root if source.is_dir() else file.resolve().parent
+        text = read_text(file, tree, limits.max_markdown_bytes)
         parsed.append(parse_markdown(text, rel, _include_reader(root, file)))
     doc_ids = {p.path for p in parsed}
     builds = [

@@ -1,142 +1,98 @@
 """Readers: sources become validated chunk records, before anything is written.
 
-Formats:
+Formats (told by content, see :mod:`sectio.ingest.detect`):
 
-* ``chunks``: chunk JSON Lines, one record a line, as is.
+* ``chunks``: chunk records, as is: JSON Lines or a JSON array, either one maybe
+  gzip (``.jsonl``, ``.json``, ``.json.gz``, ``.jsonl.gz``); one file or a
+  folder of them (read in path order, ``chunk_id`` unique across files).
 * ``beir``: a BEIR ``corpus.jsonl`` (or a folder holding one): one document per
   line, ``doc_id`` = ``_id``, the title kept as ``doc_title`` (and indexed with
   the text), one chunk per document unless the text is over the chunk size.
 * ``markdown``: a folder of ``.md`` files (see :mod:`sectio.ingest.markdown`).
 
-Every reader returns all records or raises :class:`RecordError` naming the
-file, line and field of the first bad one.
+Every reader reads under :class:`~sectio.contract.bounds.InputLimits` and returns
+all records or raises :class:`RecordError` naming the file, line and field of the
+first bad one.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from sectio.contract.bounds import InputLimits
 from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
 from sectio.embed.port import TokenStarts
 from sectio.errors import ContractError, NotAvailable, RecordError
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
+from sectio.ingest.detect import FORMATS, detect_source
+from sectio.ingest.sources import iter_json_records
 
 #: Documents tokenized per batch when the embedder gives token offsets.
 _BLOCK = 1024
+_LIMITS = InputLimits()
 
 Format = Literal["chunks", "beir", "markdown"]
-FORMATS: tuple[str, ...] = ("chunks", "beir", "markdown")
 
 
 @dataclass(frozen=True)
 class ReadResult:
-    """What a reader produced."""
+    """What a reader produced; ``detected`` says what the source was taken for and why."""
 
     records: list[ChunkRecord]
     format: str
     source: str
-
-
-def _resolve_beir(path: Path) -> Path:
-    return path / "corpus.jsonl" if path.is_dir() else path
+    detected: str = ""
 
 
 def detect_format(path: Path) -> str:
-    """Guess the format of ``path``.
-
-    A folder with ``corpus.jsonl`` is BEIR, any other folder Markdown; a file
-    is judged by its first JSON record (``chunk_id`` -> chunks, ``_id`` -> beir).
+    """The format of ``path``, told by content (:func:`sectio.ingest.detect.detect_source`).
 
     Raises:
         ContractError: the path does not exist or its format cannot be told.
     """
-    if not path.exists():
-        raise ContractError(f"{path}: no such file or folder")
-    if path.is_dir():
-        return "beir" if (path / "corpus.jsonl").is_file() else "markdown"
-    if path.suffix.lower() in (".md", ".markdown"):
-        return "markdown"
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                first = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RecordError(
-                    str(path), lineno, "<json>", f"not valid JSON: {exc.msg}"
-                ) from exc
-            if isinstance(first, dict) and "chunk_id" in first:
-                return "chunks"
-            if isinstance(first, dict) and "_id" in first:
-                return "beir"
-            raise ContractError(
-                f"{path}:{lineno}: cannot tell the format (no chunk_id or _id); pass --format"
-            )
-    raise ContractError(f"{path}: empty file")
+    return detect_source(path).format
 
 
-def _json_lines(path: Path) -> list[tuple[int, object]]:
-    out: list[tuple[int, object]] = []
-    try:
-        fh = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise ContractError(f"{path}: cannot read: {exc.strerror}") from exc
-    with fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                out.append((lineno, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise RecordError(
-                    str(path), lineno, "<json>", f"not valid JSON: {exc.msg}"
-                ) from exc
-            except UnicodeDecodeError as exc:  # pragma: no cover - binary input
-                raise RecordError(str(path), lineno, "<json>", "not UTF-8") from exc
-    return out
-
-
-def read_chunks(path: Path) -> list[ChunkRecord]:
-    """Read and validate chunk JSONL.
+def read_chunks(path: Path | list[Path], limits: InputLimits = _LIMITS) -> list[ChunkRecord]:
+    """Read and validate chunk records from one file or several (in the order given).
 
     Raises:
-        RecordError: first invalid record or duplicate ``chunk_id``.
+        ContractError: a file cannot be read or holds no records.
+        RecordError: first invalid record or duplicate ``chunk_id`` (across files too).
     """
-    located = [
-        (parse_record(data, str(path), lineno), str(path), lineno)
-        for lineno, data in _json_lines(path)
-    ]
-    if not located:
-        raise ContractError(f"{path}: no records")
+    files = path if isinstance(path, list) else [path]
+    located: list[tuple[ChunkRecord, str, int]] = []
+    for file in files:
+        before = len(located)
+        located.extend(
+            (parse_record(data, str(file), lineno, None), str(file), lineno)
+            for lineno, data in iter_json_records(file, limits)
+        )
+        if len(located) == before:
+            raise ContractError(f"{file}: no records")
     check_unique_ids(located)
     return [r for r, _, _ in located]
 
 
-def read_beir(
-    path: Path,
-    max_tokens: int = 256,
-    count: TokenCounter = approx_tokens,
-    tenant: str = "default",
-    starts: TokenStarts | None = None,
-) -> list[ChunkRecord]:
-    """Read a BEIR corpus; long documents are split into ordered chunks.
+def _beir_corpus(path: Path) -> Path:
+    if not path.is_dir():
+        return path
+    gz = path / "corpus.jsonl.gz"
+    return gz if gz.is_file() and not (path / "corpus.jsonl").is_file() else path / "corpus.jsonl"
 
-    Every line is validated before any text is split. With ``starts`` (the
-    embedder's batched token offsets) each block of documents is tokenized
-    once, in one parallel batch; otherwise ``count`` measures sentences.
 
-    Raises:
-        RecordError: a line without ``_id`` or text.
-    """
-    corpus = _resolve_beir(path)
-    docs: list[tuple[int, str, str, str | None, dict[str, Any]]] = []
-    for lineno, data in _json_lines(corpus):
+_BeirDoc = tuple[int, str, str, str | None, dict[str, Any]]
+
+
+def _beir_docs(corpus: Path, limits: InputLimits) -> list[_BeirDoc]:
+    """``(line, doc_id, text, title, extra)`` per BEIR document, each line validated
+    (its bounds by the reader: the chunks cut from it need no second check)."""
+    docs: list[_BeirDoc] = []
+    for lineno, data in iter_json_records(corpus, limits):
         if not isinstance(data, dict):
             raise RecordError(str(corpus), lineno, "<record>", "must be a JSON object")
         doc_id = data.get("_id")
@@ -151,6 +107,28 @@ def read_beir(
             if k not in ("_id", "title", "text") and isinstance(v, str | int | float)
         }
         docs.append((lineno, str(doc_id), text, data.get("title") or None, extra))
+    return docs
+
+
+def read_beir(
+    path: Path,
+    max_tokens: int = 256,
+    count: TokenCounter = approx_tokens,
+    tenant: str = "default",
+    starts: TokenStarts | None = None,
+    limits: InputLimits = _LIMITS,
+) -> list[ChunkRecord]:
+    """Read a BEIR corpus; long documents are split into ordered chunks.
+
+    Every line is validated before any text is split. With ``starts`` (the
+    embedder's batched token offsets) each block of documents is tokenized
+    once, in one parallel batch; otherwise ``count`` measures sentences.
+
+    Raises:
+        RecordError: a line without ``_id`` or text, or out of ``limits``.
+    """
+    corpus = _beir_corpus(path)
+    docs = _beir_docs(corpus, limits)
     located: list[tuple[ChunkRecord, str, int]] = []
     for block in range(0, len(docs), _BLOCK):
         part_docs = docs[block : block + _BLOCK]
@@ -172,7 +150,9 @@ def read_beir(
                     "metadata": extra,
                     "source_refs": [{"source": corpus.name, "doc": doc_id}],
                 }
-                located.append((parse_record(record, str(corpus), lineno), str(corpus), lineno))
+                located.append(
+                    (parse_record(record, str(corpus), lineno, None), str(corpus), lineno)
+                )
     if not located:
         raise ContractError(f"{corpus}: no records")
     check_unique_ids(located)
@@ -187,35 +167,37 @@ def read_source(
     count: TokenCounter = approx_tokens,
     tenant: str | None = None,
     starts: TokenStarts | None = None,
+    limits: InputLimits = _LIMITS,
 ) -> ReadResult:
     """Read any supported source into validated records.
 
-    ``tenant`` assigns the records of a BEIR or Markdown source to a tenant; their
-    chunk ids then get a ``<tenant>:`` prefix so two tenants can load the same
-    source into one collection. Chunk records carry their own ``tenant`` field.
+    The format is ``fmt`` or told by content (:mod:`sectio.ingest.detect`); the
+    result's ``detected`` says which and why. ``tenant`` assigns the records of
+    a BEIR or Markdown source to a tenant; their chunk ids then get a
+    ``<tenant>:`` prefix so two tenants can load the same source into one
+    collection. Chunk records carry their own ``tenant`` field.
 
     Raises:
-        ContractError: unknown format, unreadable source, ``tenant`` with chunk records.
+        ContractError: unknown format, unreadable source, a folder mixing formats,
+            ``tenant`` with chunk records.
         RecordError: first invalid record.
     """
-    fmt = fmt or detect_format(path)
-    if fmt not in FORMATS:
-        raise ContractError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if not path.exists():
-        raise ContractError(f"{path}: no such file or folder")
-    if tenant is not None and fmt == "chunks":
+    found = detect_source(path, fmt)
+    if tenant is not None and found.format == "chunks":
         raise ContractError(
             "--tenant is for beir and markdown sources; chunk records carry their own tenant"
         )
     readers: dict[str, Callable[[], list[ChunkRecord]]] = {
-        "chunks": lambda: read_chunks(path),
-        "beir": lambda: read_beir(path, max_tokens=max_tokens, count=count, starts=starts),
-        "markdown": lambda: _read_markdown(path, max_tokens, count),
+        "chunks": lambda: read_chunks(found.files, limits),
+        "beir": lambda: read_beir(
+            found.files[0], max_tokens=max_tokens, count=count, starts=starts, limits=limits
+        ),
+        "markdown": lambda: _read_markdown(path, max_tokens, count, limits),
     }
-    records = readers[fmt]()
+    records = readers[found.format]()
     if tenant is not None and tenant != "default":
         records = [_for_tenant(r, tenant) for r in records]
-    return ReadResult(records=records, format=fmt, source=str(path))
+    return ReadResult(records=records, format=found.format, source=str(path), detected=found.reason)
 
 
 def _for_tenant(record: ChunkRecord, tenant: str) -> ChunkRecord:
@@ -225,10 +207,17 @@ def _for_tenant(record: ChunkRecord, tenant: str) -> ChunkRecord:
     return record.model_copy(update=update)
 
 
-def _read_markdown(path: Path, max_tokens: int, count: TokenCounter) -> list[ChunkRecord]:
+def _read_markdown(
+    path: Path, max_tokens: int, count: TokenCounter, limits: InputLimits
+) -> list[ChunkRecord]:
     try:
         markdown = importlib.import_module("sectio.ingest.markdown")
     except ImportError as exc:  # pragma: no cover - until the docs work lands
         raise NotAvailable("Markdown ingestion is not available in this build") from exc
-    records: list[ChunkRecord] = markdown.read_markdown(path, max_tokens=max_tokens, count=count)
+    records: list[ChunkRecord] = markdown.read_markdown(
+        path, max_tokens=max_tokens, count=count, limits=limits
+    )
     return records
+
+
+__all__ = ["FORMATS", "ReadResult", "detect_format", "read_beir", "read_chunks", "read_source"]

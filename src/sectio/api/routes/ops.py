@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from importlib import resources
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from sectio.api.deps import Api
+from sectio.api.errors import ApiError
 
 router = APIRouter(tags=["ops"])
 
@@ -19,11 +20,24 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz", responses={503: {"description": "not ready, with reasons"}})
-async def readyz(api: Api) -> JSONResponse:
-    """200 when every configured collection passed the manifest gate, else 503 with reasons."""
+@router.get(
+    "/readyz",
+    responses={
+        401: {"description": "verbose=true without a valid API key"},
+        503: {"description": "not ready, with reasons"},
+    },
+)
+async def readyz(request: Request, api: Api, verbose: bool = False) -> JSONResponse:
+    """200 when every configured collection passed the manifest gate, else 503 with reasons.
+
+    Reasons name no filesystem path; ``verbose=true`` with a valid API key (any
+    caller when no keys are configured) shows them as they are.
+    """
+    key = request.headers.get("authorization")
+    if verbose and api.keys.enabled and api.keys.tenant_for_header(key) is None:
+        raise ApiError(401, "unauthorized", "verbose readiness needs a valid API key")
     await api.in_engine(api.readiness.check)
-    body = api.readiness.report()
+    body = api.readiness.report(verbose=verbose)
     return JSONResponse(body, 200 if body["ready"] else 503)
 
 

@@ -21,7 +21,12 @@ from sectio.ingest.readers import FORMATS
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Source format (auto-detected).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    help="Source format (default: told by content; a folder mixing formats needs it).",
+)
 @click.option("--profile", help="Corpus profile: a shipped name or a TOML file.")
 @click.option(
     "--replace", is_flag=True, help="Load a changed corpus as a new version, switched atomically."
@@ -57,6 +62,8 @@ def ingest(
     if as_json:
         emit_json(report)
         return
+    if report.detected:
+        note(f"read as {report.detected}")
     rate = report.chunks_read / report.seconds if report.seconds else 0.0
     note(
         f"{report.action} collection {report.collection!r} from {report.source} ({report.format}): "

@@ -1,0 +1,193 @@
+"""Own data in the obvious shapes (issue 18 item 2): JSON arrays, JSON Lines, gzip of
+either, told by content; what was detected and why is said; a folder mixing
+formats is refused naming the files unless ``--format`` says which to read."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sectio import Sectio, Settings
+from sectio.cli import main
+from sectio.errors import ContractError, RecordError
+from sectio.ingest.detect import detect_source
+from tests.helpers import chunk
+
+
+def rows(n: int = 4, prefix: str = "c") -> list[dict[str, Any]]:
+    return [chunk("doc", "body", i, f"{prefix} text number {i}") for i in range(n)]
+
+
+def jsonl(items: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in items)
+
+
+@pytest.fixture
+def sectio(tmp_path: Path) -> Any:
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake")) as s:
+        yield s
+
+
+SHAPES = {
+    "array.json": lambda p: p.write_text(json.dumps(rows(), indent=2)),
+    "lines.jsonl": lambda p: p.write_text(jsonl(rows())),
+    "array.json.gz": lambda p: p.write_bytes(gzip.compress(json.dumps(rows()).encode())),
+    "lines.jsonl.gz": lambda p: p.write_bytes(gzip.compress(jsonl(rows()).encode())),
+    "export.txt": lambda p: p.write_text(jsonl(rows())),  # JSON Lines under any name
+    "lines.json": lambda p: p.write_text(jsonl(rows())),  # .json holding JSON Lines
+    "bom.json": lambda p: p.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows()).encode()),
+}
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_every_shape_ingests_and_says_what_it_was(
+    sectio: Sectio, tmp_path: Path, name: str
+) -> None:
+    path = tmp_path / name
+    SHAPES[name](path)
+    report = sectio.ingest(path, collection="c")
+    assert report.format == "chunks" and report.collection_count == 4
+    assert report.detected.startswith(f"chunks: {name} holds ")
+    assert "first record has chunk_id" in report.detected
+    assert ("gzip of" in report.detected) == name.endswith(".gz")
+    assert ("JSON array" in report.detected) == ("array" in name or "bom" in name)
+    assert sorted(e.part_index for e in sectio.chunks(collection="c", tenant="default")) == [
+        0,
+        1,
+        2,
+        3,
+    ]
+
+
+def test_json_array_errors_name_the_element_line(sectio: Sectio, tmp_path: Path) -> None:
+    items = rows(3)
+    items[2]["part_index"] = -1
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(items, indent=2))
+    text = path.read_text().splitlines()
+    bad_line = next(i for i, line in enumerate(text, 1) if '"part_index": -1' in line)
+    with pytest.raises(RecordError) as caught:
+        sectio.ingest(path)
+    # the element starts a few lines above its part_index line
+    assert caught.value.field == "part_index" and 0 < bad_line - caught.value.line < 10
+    path.write_text('[{"chunk_id": "a", "doc_id": "d", "section_key": "s",\n "part_index": 0 "x"]')
+    with pytest.raises(RecordError, match=r"a.json:2: field <json>: not valid JSON: Expecting ','"):
+        sectio.ingest(path)
+    path.write_text(json.dumps(rows(1)) + " trailing")
+    with pytest.raises(RecordError, match="expected the end of the array"):
+        sectio.ingest(path)
+
+
+def test_beir_in_gzip_and_as_a_folder(sectio: Sectio, tmp_path: Path) -> None:
+    folder = tmp_path / "beir"
+    folder.mkdir()
+    docs = [{"_id": f"d{i}", "title": f"T{i}", "text": f"document {i}"} for i in range(3)]
+    (folder / "corpus.jsonl.gz").write_bytes(gzip.compress(jsonl(docs).encode()))
+    (folder / "queries.jsonl").write_text('{"_id": "q1", "text": "document"}\n')
+    report = sectio.ingest(folder, collection="b")
+    assert report.format == "beir" and report.collection_count == 3
+    assert report.detected == "beir (the folder holds corpus.jsonl.gz): corpus.jsonl.gz"
+    single = tmp_path / "corpus.json"
+    single.write_text(json.dumps(docs))
+    assert sectio.ingest(single, collection="b2").detected.startswith("beir: corpus.json holds")
+
+
+def _mixed(root: Path) -> Path:
+    root.mkdir()
+    (root / "part1.json").write_text(json.dumps(rows(2, "a")))
+    (root / "sub").mkdir()
+    (root / "sub" / "part2.jsonl").write_text(jsonl([chunk("doc2", "s", 0, "b")]))
+    (root / "README.md").write_text("# About this export\n\nNot data.\n")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n")
+    return root
+
+
+def test_a_folder_mixing_formats_is_refused_naming_the_files(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    folder = _mixed(tmp_path / "export")
+    with pytest.raises(ContractError) as caught:
+        sectio.ingest(folder)
+    message = str(caught.value)
+    assert "mixes formats: 2 chunk record files (part1.json, sub/part2.jsonl)" in message
+    assert "1 Markdown file (README.md)" in message and "--format chunks" in message
+    assert sectio.collection_names() == []
+    chunks = sectio.ingest(folder, fmt="chunks")
+    assert chunks.collection_count == 3
+    assert chunks.detected.endswith("; ignored 1 Markdown file: README.md")
+    assert not any("About this export" in e.text for e in sectio.chunks(tenant="default"))
+    docs = sectio.ingest(folder, fmt="markdown", collection="docs")
+    assert docs.format == "markdown" and "ignored 2 JSON files" in docs.detected
+
+
+def test_folder_of_chunk_files_reads_all_and_checks_ids_across_files(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(jsonl(rows(2)))
+    (folder / "b.json.gz").write_bytes(gzip.compress(json.dumps(rows(1, "x")).encode()))
+    with pytest.raises(RecordError, match=r"b.json.gz:1: field chunk_id: duplicate of .*a.jsonl:1"):
+        sectio.ingest(folder)
+    (folder / "b.json.gz").write_bytes(
+        gzip.compress(json.dumps([chunk("other", "s", 0, "x")]).encode())
+    )
+    report = sectio.ingest(folder)
+    assert report.collection_count == 3
+    assert report.detected.startswith("chunks: 2 record files: a.jsonl, b.json.gz (JSON Lines")
+    (folder / "c.json").write_text(json.dumps({"name": "not records"}))
+    with pytest.raises(
+        ContractError, match=r"c.json: not a chunk record file: it holds JSON Lines"
+    ):
+        sectio.ingest(folder)
+
+
+def test_markdown_tree_ignores_non_record_json_and_says_so(sectio: Sectio, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\nHello.\n")
+    (docs / "package.json").write_text(json.dumps({"name": "site", "version": "1.0"}))
+    report = sectio.ingest(docs)
+    assert report.format == "markdown"
+    assert report.detected == "markdown: 1 Markdown file; ignored 1 JSON file: package.json"
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"hello world\n", r"it holds text \(not JSON\)"),
+        (b"\x00\x01\x02binary", "it holds binary data"),
+        (b'{"name": "x"}\n', "neither chunk_id nor _id: name"),
+        (b"[1, 2]", "no JSON object first"),
+        (b"   \n", "empty file"),
+    ],
+)
+def test_a_file_of_unknown_shape_is_refused_saying_what_it_holds(
+    tmp_path: Path, content: bytes, needle: str
+) -> None:
+    path = tmp_path / "data.dat"
+    path.write_bytes(content)
+    with pytest.raises(ContractError, match=needle):
+        detect_source(path)
+
+
+def test_cli_prints_the_detection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SECTIO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(rows()))
+    assert main(["ingest", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "read as chunks: a.json holds a JSON array (first record has chunk_id)" in err
+    assert main(["ingest", str(path), "--json", "-c", "j"]) == 0
+    assert json.loads(capsys.readouterr().out)["detected"].startswith("chunks: a.json holds")
+    folder = _mixed(tmp_path / "mixed")
+    assert main(["ingest", str(folder), "-c", "m"]) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: ") and "mixes formats" in line
