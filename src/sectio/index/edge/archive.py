@@ -265,8 +265,9 @@ def _copy_member(
 ) -> str:
     """Copy a member of ``size`` bytes into ``out`` as a sparse file; return its sha256.
 
-    ``regions`` (a GNU sparse member's data map, ``(offset, length)`` pairs) are written as they are and the
-    rest left as holes; without one, 64 KiB blocks of zeros become holes.
+    ``regions`` (a GNU sparse member's data map, ``(offset, length)`` pairs) are
+    written as they are and the rest left as holes; without one, 64 KiB blocks of
+    zeros become holes.
 
     Raises:
         SnapshotError: the member ends early, or writes more than ``data_cap`` bytes of data.

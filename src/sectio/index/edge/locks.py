@@ -66,6 +66,8 @@ class HeldLock:
 
     def release(self) -> None:
         if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, 0)  # an unheld lock file is empty
             os.close(self._fd)  # closing the descriptor drops the flock
             self._fd = None
 

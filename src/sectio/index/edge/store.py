@@ -20,6 +20,7 @@ SIGBUS on a full disk) leaves at most a stale version, never a changed live one.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
@@ -30,7 +31,13 @@ from typing import Any
 
 from sectio._faults import fault_point
 from sectio._files import write_json_atomic
-from sectio.errors import CollectionBusy, CollectionNotFound, IndexError_, SnapshotError
+from sectio.errors import (
+    CollectionBusy,
+    CollectionNotFound,
+    IndexError_,
+    InsufficientSpace,
+    SnapshotError,
+)
 from sectio.index.edge import archive, space
 from sectio.index.edge.index import EdgeIndex
 from sectio.index.edge.locks import (
@@ -47,6 +54,8 @@ from sectio.index.qdrant.versions import check_name, version_stamp
 
 MANIFEST_FILE = "manifest.json"
 CURRENT_FILE = "CURRENT"
+#: In a version folder: its writer has opened it once (see :meth:`EdgeBackend._warm`).
+WARMED_FILE = "WARMED"
 VERSION_PREFIX = "v-"
 #: A restore temp folder of sectio <= 0.1 (``tmp*`` in the store's root) older than this
 #: is a crash leftover (those versions held no lock; a younger one may still be running).
@@ -80,7 +89,7 @@ class _EdgeLoadTarget:
         self.index.close()
         fault_point("edge.commit.closed")
         if self.staged:
-            self._backend._check_readable(self._dir, f"collection {self._name!r}")
+            self._backend._warm(self._name, self._dir)
             self._backend._switch(self._name, self._dir)
 
     def abort(self) -> None:
@@ -154,6 +163,13 @@ class EdgeBackend:
                 raise
         try:
             yield
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            raise InsufficientSpace(
+                f"{purpose} of {name!r} ran out of disk space ({exc}); the live version is "
+                "unchanged"
+            ) from exc
         finally:
             self._release(name)
 
@@ -175,10 +191,31 @@ class EdgeBackend:
             space.require(self._ensure_root(), need, what)
 
     def _check_readable(self, version_dir: Path, what: str) -> None:
-        """On tmpfs a first read fills the holes: they must fit before the version goes live."""
-        if self.check_space and space.fills_holes_on_read(version_dir):
-            holes = space.hole_bytes(version_dir)
+        """On tmpfs the first open of a shard fills holes (34 -> 136 MB for the demo
+        corpus): a version no write has opened yet needs them free (its payload indexes').
+
+        Raises:
+            InsufficientSpace: they are not.
+        """
+        if (version_dir / WARMED_FILE).exists() or not self.check_space:
+            return
+        if space.fills_holes_on_read(version_dir):
+            holes = space.hole_bytes(version_dir, space.FILLED_ON_OPEN)
             space.require(version_dir, holes, f"{what} (tmpfs fills its sparse files when read)")
+
+    def _warm(self, name: str, version_dir: Path) -> int:
+        """The first open of a new version, done by its writer (checked like a write), so
+        no read grows the disk afterwards; returns its count and marks it ``WARMED``."""
+        self._check_readable(version_dir, f"the first open of collection {name!r}")
+        manifest = _read_manifest(version_dir)
+        spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
+        index = EdgeIndex.load(version_dir / "shard", spec)
+        try:
+            count = index.count()
+        finally:
+            index.close()
+        (version_dir / WARMED_FILE).touch()
+        return count
 
     def _collect(self, name: str) -> list[tuple[Path, int]]:
         """Remove ``name``'s stale versions and temp files (the caller holds its lock)."""
@@ -363,7 +400,6 @@ class EdgeBackend:
             try:
                 manifest = self._unpack(in_file, version_dir, name, label, verify)
                 fault_point("edge.restore.unpacked")
-                self._check_readable(version_dir, f"collection {name!r}")
                 self._switch(name, version_dir)
             except BaseException:
                 shutil.rmtree(version_dir, ignore_errors=True)
@@ -386,11 +422,7 @@ class EdgeBackend:
         if verify is not None:
             verify(manifest)
         write_json_atomic(version_dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
-        index = EdgeIndex.load(version_dir / "shard", IndexSpec.from_manifest(manifest))
-        try:
-            count = index.count()
-        finally:
-            index.close()
+        count = self._warm(name, version_dir)
         if count != manifest.chunk_count:
             raise SnapshotError(
                 f"{label}: {count} points but the manifest says {manifest.chunk_count}"
