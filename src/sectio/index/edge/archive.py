@@ -322,7 +322,8 @@ def extract(
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         if isinstance(exc, OSError) and exc.errno == 28:  # ENOSPC
             raise
-        raise SnapshotError(f"{label} is unreadable: {exc}") from exc
+        why = " ".join(str(exc).split())
+        raise SnapshotError(f"{label} is unreadable: {why[:200]}") from exc
 
 
 def _extract_stream(tar: tarfile.TarFile, into: Path, label: str, check_space: bool) -> None:
