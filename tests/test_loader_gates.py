@@ -269,12 +269,19 @@ def test_restore_refuses_corrupt_snapshot_and_other_model(
     sectio.ingest(small_corpus)
     out = tmp_path / "snap.tar"
     sectio.snapshot(out)
+    import gzip
     import tarfile
 
-    with tarfile.open(out) as tar:
-        biggest = max(tar.getmembers(), key=lambda m: m.size)
-    data = bytearray(out.read_bytes())
-    data[biggest.offset_data + biggest.size // 2] ^= 0xFF  # flip one byte of shard data
+    raw = tmp_path / "snap-raw.tar"  # the same archive, uncompressed (restore reads either)
+    raw.write_bytes(gzip.decompress(out.read_bytes()))
+
+    def stored(m: tarfile.TarInfo) -> int:  # a sparse member stores its data regions only
+        return sum(n for _, n in m.sparse) if m.sparse else m.size
+
+    with tarfile.open(raw) as tar:
+        biggest = max(tar.getmembers(), key=stored)
+    data = bytearray(raw.read_bytes())
+    data[biggest.offset_data + stored(biggest) // 2] ^= 0xFF  # flip one byte of shard data
     corrupt = tmp_path / "corrupt.tar"
     corrupt.write_bytes(bytes(data))
     target = Sectio(Settings(home=tmp_path / "t", embedder="fake"))

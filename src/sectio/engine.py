@@ -29,17 +29,18 @@ from sectio import telemetry
 from sectio.contract.bounds import InputLimits
 from sectio.contract.names import check_collection_name
 from sectio.contract.profile import CorpusProfile, load_profile
+from sectio.contract.record import ChunkRecord
 from sectio.contract.result import Evidence, RetrievalResult, SearchResult
 from sectio.embed.cache import CachedEmbedder
 from sectio.embed.factory import build_cached_embedder
 from sectio.embed.port import Embedder
 from sectio.engine_ops import OpsFacade
-from sectio.errors import CollectionNotFound, ConfigError, SectioError
+from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
 from sectio.index.collection import Collection, open_collection
 from sectio.index.copy import TransferReport, serving_gate
 from sectio.index.factory import build_backend
-from sectio.index.manifest import Manifest, check_serving
-from sectio.index.port import IndexBackend
+from sectio.index.manifest import Manifest, assert_compatible, check_serving
+from sectio.index.port import IndexBackend, LocalStore, WriteSize
 from sectio.index.transfer import export_collection, import_collection
 from sectio.ingest.loader import IngestReport, load_records
 from sectio.ingest.readers import read_source
@@ -158,8 +159,7 @@ class Sectio(OpsFacade):
 
     def close(self) -> None:
         """Close every open collection and the cache."""
-        for name in list(self._open):
-            self.release(name)
+        self.close_collections()
         if self._embedder is not None:
             self._embedder.close()
             self._embedder = None
@@ -213,20 +213,33 @@ class Sectio(OpsFacade):
         if prof is None:
             prof = load_profile("docs" if result.format == "markdown" else "generic")
         self.release(collection)
-        return load_records(
-            self.backend,
-            collection,
-            result.records,
-            self.embedder,
-            prof,
-            replace=replace,
-            batch_size=self.settings.upsert_batch_size,
-            quantization=self.settings.quantization,
-            dense_window_tokens=self.settings.dense_window_tokens,
-            source=str(source),
-            fmt=result.format,
-            detected=result.detected,
-            progress=progress,
+        with self.backend.writing(collection, "ingest", self._write_size(result.records)):
+            return load_records(
+                self.backend,
+                collection,
+                result.records,
+                self.embedder,
+                prof,
+                replace=replace,
+                batch_size=self.settings.upsert_batch_size,
+                quantization=self.settings.quantization,
+                dense_window_tokens=self.settings.dense_window_tokens,
+                source=str(source),
+                fmt=result.format,
+                detected=result.detected,
+                progress=progress,
+            )
+
+    def _write_size(self, records: Sequence[ChunkRecord]) -> WriteSize:
+        """What a load of ``records`` will hold (the free-space check's input)."""
+        window = self.settings.dense_window_tokens
+        longest = max((len(r.text) for r in records), default=0)
+        return WriteSize(
+            points=len(records),
+            dimensions=self.embedder.dimensions,
+            payload_bytes=sum(len(r.text) + len(r.doc_id) + 256 for r in records),
+            # a windowed chunk holds about one vector per window of text (~4 chars a token)
+            vectors=max(1, longest // (4 * window) + 1) if window else 1,
         )
 
     # --- info ---------------------------------------------------------------------
@@ -595,16 +608,65 @@ class Sectio(OpsFacade):
         self.release(collection)
         return self.backend.snapshot(collection, Path(out_file))
 
-    def restore(self, in_file: str | Path, *, collection: str = DEFAULT_COLLECTION) -> Manifest:
-        """Restore a snapshot as ``collection`` after checking checksums and the manifest gate."""
+    def restore(
+        self, in_file: str | Path, *, collection: str = DEFAULT_COLLECTION, replace: bool = False
+    ) -> Manifest:
+        """Restore a snapshot as ``collection`` after checking checksums and the manifest gate.
+
+        Held as one write of ``collection`` (its writer lock, leftovers collected).
+
+        Raises:
+            SnapshotError: the file is unreadable, breaks a bound or fails a checksum.
+            ManifestMismatch: the configured embedder is not the snapshot's.
+            CorpusMismatch: ``collection`` holds another corpus and ``replace`` is False.
+            CollectionBusy: another process writes ``collection``.
+            InsufficientSpace: the snapshot does not fit.
+        """
         check_collection_name(collection)
         self.release(collection)
         embedder = self.embedder
+        backend = self.backend
 
         def verify(manifest: Manifest) -> None:
             check_serving(manifest, collection, embedder.model_id, embedder.dimensions)
+            existing = backend.read_manifest(collection)
+            if existing is not None and not replace:
+                assert_compatible(existing, manifest)
 
-        return self.backend.restore(Path(in_file), collection, verify=verify)
+        with backend.writing(collection, "restore"):
+            return backend.restore(Path(in_file), collection, verify=verify)
+
+    def gc(self, collection: str | None = None) -> dict[str, Any]:
+        """Remove crash leftovers: stale staged versions and restore temp folders of
+        ``collection`` (default: every collection), never a live one or one a running
+        writer holds (those are listed under ``skipped``).
+
+        Raises:
+            NotAvailable: the configured store keeps no leftovers sectio can collect.
+        """
+        backend = self.backend
+        if not isinstance(backend, LocalStore):
+            raise NotAvailable(f"the {backend.kind} store has no leftovers for sectio gc")
+        if collection:
+            self.release(collection)
+        else:
+            self.close_collections()
+        return backend.collect_garbage([collection] if collection else None)
+
+    def close_collections(self) -> None:
+        """Close every open collection (the cache and the store stay open)."""
+        for name in list(self._open):
+            self.release(name)
+
+    def hold_serving(self) -> Any:
+        """Claim the store for one ``sectio serve`` (kept until the process ends); None
+        where the store needs no claim (a Qdrant server).
+
+        Raises:
+            CollectionBusy: another ``sectio serve`` holds it (the message names its pid).
+        """
+        backend = self.backend
+        return backend.hold_serving() if isinstance(backend, LocalStore) else None
 
     # --- transfer between stores ----------------------------------------------------
     def export(

@@ -19,7 +19,11 @@ The tree, with the status and stable ``code`` the HTTP API answers each with
     │   ├── ManifestMismatch     503 collection_not_ready  the embedder does not match the manifest
     │   ├── ManifestMissing      503 collection_not_ready  a collection without a manifest
     │   ├── VectorSizeError      503 index_error           a vector of the wrong length
-    │   └── CountMismatch        503 index_error           the count differs from the chunk count
+    │   ├── CountMismatch        503 index_error           the count differs from the chunk count
+    │   ├── CollectionBusy       409 collection_busy       another process writes (or serves) it:
+    │   │                                                  the message names its pid and command
+    │   └── InsufficientSpace    507 insufficient_storage  the disk lacks the bytes a write (or a
+    │                                                      first read) needs: names needed and free
     ├── SnapshotError            422 invalid_snapshot      a snapshot file is unreadable or fails
     │                                                      its checksum (CLI only: no endpoint
     │                                                      restores a snapshot)
@@ -136,6 +140,17 @@ class CountMismatch(IndexError_):
     """After a load the collection's point count differs from the chunk count."""
 
 
+class CollectionBusy(IndexError_):
+    """Another process holds the collection (a writer's lock, or a server's open shard).
+
+    The message names the holder's pid and command when it is known.
+    """
+
+
+class InsufficientSpace(IndexError_):
+    """The disk lacks the bytes an operation needs; the message names needed and free."""
+
+
 class SnapshotError(SectioError):
     """A snapshot file is unreadable, incomplete or fails its checksum."""
 
@@ -205,6 +220,8 @@ HTTP_ERRORS: dict[type[SectioError], tuple[int, str]] = {
     ManifestMissing: (503, "collection_not_ready"),
     VectorSizeError: (503, "index_error"),
     CountMismatch: (503, "index_error"),
+    CollectionBusy: (409, "collection_busy"),
+    InsufficientSpace: (507, "insufficient_storage"),
     SnapshotError: (422, "invalid_snapshot"),
     NotAvailable: (501, "not_available"),
     RemoteError: (502, "remote_error"),

@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     qdrant_shard_number: int | None = Field(default=None, ge=1)
     qdrant_replication_factor: int | None = Field(default=None, ge=1)
     qdrant_timeout_s: int = Field(default=60, ge=1)
+    #: Check the free space before every write to a Qdrant Edge home (and before a first
+    #: read on tmpfs). Off, a write on a full disk may die of SIGBUS (the live version
+    #: stays whole; the next write collects the leftover).
+    space_check: bool = True
 
     # --- operational store ---------------------------------------------------
     #: None: SQLite at $SECTIO_HOME/sectio.sqlite3; or postgresql+psycopg://user@host/db

@@ -26,6 +26,7 @@ from sectio.index.port import (
     PointData,
     StoredDense,
     VectorIndex,
+    WriteSize,
     dense_rows,
 )
 
@@ -76,13 +77,53 @@ def copy_collection(
         CorpusMismatch: the target holds another corpus and ``replace`` is False.
         VectorSizeError: a source point lacks its dense vector or has the wrong length.
         CountMismatch: the copy's count differs from the manifest's chunk count.
+        CollectionBusy: another process writes the target collection.
+        InsufficientSpace: the target's disk lacks room for the copy.
     """
     started = time.perf_counter()
     manifest = _arriving_manifest(src, src_name, dst_name, quantization)
+    size = WriteSize(manifest.chunk_count, manifest.dimensions)
+    with dst.writing(dst_name, "import", size):
+        count = _gated_copy(
+            src,
+            src_name,
+            dst,
+            dst_name,
+            manifest,
+            verify,
+            replace,
+            quantization is not None,
+            batch_size,
+            progress,
+        )
+    return TransferReport(
+        source=getattr(src, "kind", "?"),
+        target=getattr(dst, "kind", "?"),
+        collection=src_name,
+        target_collection=dst_name,
+        points=count,
+        seconds=round(time.perf_counter() - started, 3),
+        manifest=manifest,
+    )
+
+
+def _gated_copy(
+    src: IndexBackend,
+    src_name: str,
+    dst: IndexBackend,
+    dst_name: str,
+    manifest: Manifest,
+    verify: Callable[[Manifest], None] | None,
+    replace: bool,
+    requantize: bool,
+    batch_size: int,
+    progress: Callable[[int, int], None] | None,
+) -> int:
+    """The arrival gate, then the staged copy and its switch; the count copied."""
     # the arrival gate: nothing has been written yet.
     if verify is not None:
         verify(manifest)
-    _check_target(dst, dst_name, manifest, replace=replace, requantize=quantization is not None)
+    _check_target(dst, dst_name, manifest, replace=replace, requantize=requantize)
     source = src.open(src_name)
     try:
         expected = source.count()
@@ -106,15 +147,7 @@ def copy_collection(
             raise
     finally:
         source.close()
-    return TransferReport(
-        source=getattr(src, "kind", "?"),
-        target=getattr(dst, "kind", "?"),
-        collection=src_name,
-        target_collection=dst_name,
-        points=count,
-        seconds=round(time.perf_counter() - started, 3),
-        manifest=manifest,
-    )
+    return count
 
 
 def _arriving_manifest(

@@ -58,7 +58,7 @@ def build_backend(settings: Settings) -> IndexBackend:
         )
     if chosen:
         return server_backend(settings)
-    return EdgeBackend(settings.collections_dir)
+    return EdgeBackend(settings.collections_dir, check_space=settings.space_check)
 
 
 def server_backend(settings: Settings) -> ServerBackend:
@@ -134,7 +134,7 @@ def parse_endpoint(text: str) -> Endpoint:
 def backend_for(endpoint: Endpoint, settings: Settings) -> IndexBackend:
     """The backend behind ``endpoint`` (server options and API key from ``settings``)."""
     if endpoint.kind == "edge":
-        return EdgeBackend(Path(endpoint.target) / "collections")
+        return EdgeBackend(Path(endpoint.target) / "collections", check_space=settings.space_check)
     update: dict[str, object] = {"qdrant_url": None, "qdrant_location": None}
     update["qdrant_url" if endpoint.kind == "server" else "qdrant_location"] = endpoint.target
     return server_backend(settings.model_copy(update=update))

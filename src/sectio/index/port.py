@@ -15,6 +15,7 @@ Errors: adapters raise :class:`sectio.errors.IndexError_` subclasses.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -63,6 +64,20 @@ class IndexSpec:
             quantization=manifest.quantization,
             multivector=manifest.dense_window_tokens > 0,
         )
+
+
+@dataclass(frozen=True)
+class WriteSize:
+    """What a write will hold, for a backend's free-space check (see ``IndexBackend.writing``).
+
+    ``vectors`` is the dense vectors per point (windows); ``payload_bytes`` the
+    payloads' total JSON size.
+    """
+
+    points: int
+    dimensions: int
+    payload_bytes: int = 0
+    vectors: int = 1
 
 
 @dataclass(frozen=True)
@@ -208,6 +223,26 @@ class VectorIndex(Protocol):
 
 
 @runtime_checkable
+class LocalStore(Protocol):
+    """Optional capability of an :class:`IndexBackend` whose files are on this machine
+    (Qdrant Edge): crash leftovers it can remove, and one server per store."""
+
+    def hold_serving(self) -> Any:
+        """Claim the store for this process's life (``sectio serve``); returns the claim.
+
+        Raises:
+            CollectionBusy: another process holds it (the message names its pid).
+        """
+        ...
+
+    def collect_garbage(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """Remove stale staged versions and temp folders (of ``names``, default all) never
+        a live one or one a running writer holds; report ``removed``, ``skipped``,
+        ``bytes_freed``."""
+        ...
+
+
+@runtime_checkable
 class DenseScoredFusion(Protocol):
     """Optional capability of a :class:`VectorIndex`: hybrid fusion that also names its dense list.
 
@@ -288,6 +323,19 @@ class IndexBackend(Protocol):
 
     def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> LoadTarget:
         """A target to load into: in place (``staged=False``) or a new version beside."""
+        ...
+
+    def writing(
+        self, name: str, purpose: str, size: WriteSize | None = None
+    ) -> AbstractContextManager[None]:
+        """Hold ``name`` for one write (``purpose``: ingest, restore, import...) while the
+        block runs: the only writer of it, its crash leftovers collected, ``size`` checked
+        against the free space. Re-entrant within one backend object.
+
+        Raises:
+            CollectionBusy: another process writes it (the message names its pid).
+            InsufficientSpace: ``size`` does not fit (the message names needed and free).
+        """
         ...
 
     def drop(self, name: str) -> None:

@@ -4,6 +4,7 @@ from sectio.cli.commands import (  # noqa: F401
     ask,
     demo,
     eval,
+    gc,
     info,
     ingest,
     mcp,

@@ -55,10 +55,16 @@ def serve(state: Context, host: str, port: int, insecure_no_auth: bool) -> None:
             f"no API keys configured (SECTIO_API_KEYS); refusing to bind to {host}: "
             "use a loopback address or --insecure-no-auth"
         )
+    # one server per home: a second refuses here, naming the first's pid
+    claim = state.sectio.hold_serving()
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
     telemetry.setup_from_env()  # OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set
-    uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
+    try:
+        uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
+    finally:
+        if claim is not None:
+            claim.release()

@@ -43,12 +43,13 @@ def snapshot(state: Context, out_file: Path, collection: str, as_json: bool) -> 
 
 @cli.command()
 @click.argument("in_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--replace", is_flag=True, help="Replace a collection that holds another corpus.")
 @collection_option
 @json_option
 @pass_state
-def restore(state: Context, in_file: Path, collection: str, as_json: bool) -> None:
+def restore(state: Context, in_file: Path, replace: bool, collection: str, as_json: bool) -> None:
     """Restore a snapshot as a collection, verifying checksums and the manifest; no re-embedding."""
-    manifest = state.sectio.restore(in_file, collection=collection)
+    manifest = state.sectio.restore(in_file, collection=collection, replace=replace)
     data = {
         "collection": collection,
         "file": str(in_file),

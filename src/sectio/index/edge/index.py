@@ -53,7 +53,7 @@ from qdrant_edge import (
     UpdateOperation,
 )
 
-from sectio.errors import IndexError_
+from sectio.errors import CollectionBusy, IndexError_, InsufficientSpace
 from sectio.index.filters import Where
 from sectio.index.port import DENSE, DenseVector, IndexSpec, PointData, SparseVec, StoredPoint
 from sectio.index.qdrant import requests as rq
@@ -225,11 +225,20 @@ class EdgeIndex(QdrantIndexBase):
         """Open an existing shard.
 
         Raises:
-            IndexError_: it cannot be opened (missing, or held by another process).
+            CollectionBusy: another process has it open (Qdrant Edge's WAL lock).
+            InsufficientSpace: the disk is full (opening writes a little).
+            IndexError_: it cannot be opened (missing, damaged).
         """
         try:
             shard = EdgeShard.load(str(path))
         except Exception as exc:
+            if "WouldBlock" in str(exc):  # the WAL lock: another process has it open
+                raise CollectionBusy(f"collection at {path} is open in another process") from exc
+            if "os error 28" in str(exc):  # ENOSPC: opening saves a little state
+                raise InsufficientSpace(
+                    f"cannot open collection at {path}: the disk is full; free some space "
+                    "(`sectio gc` removes what crashed writes left)"
+                ) from exc
             raise IndexError_(f"cannot open collection at {path}: {exc}") from exc
         return cls(shard, spec, path)
 

@@ -1,35 +1,65 @@
-"""Qdrant Edge collections on disk: versions, manifests, atomic switch, snapshots.
+"""Qdrant Edge collections on disk: versions, manifests, atomic switch, locks, snapshots.
 
-Layout under ``SECTIO_HOME/collections/<name>/``::
+Layout under ``SECTIO_HOME/collections/``::
 
-    CURRENT              the live version's folder name (switched atomically)
-    v-<stamp>/shard/     the EdgeShard
-    v-<stamp>/manifest.json
+    <name>/CURRENT            the live version's folder name (switched atomically)
+    <name>/v-<stamp>/shard/   the EdgeShard
+    <name>/v-<stamp>/manifest.json
+    .locks/collections/<name> the writer's lock (:mod:`sectio.index.edge.locks`)
+    .locks/serve              ``sectio serve``'s lock
 
-A load of a new corpus builds a new version beside the live one and switches
-``CURRENT`` only when it is complete, so a query during or after a failed load
-sees the old corpus whole.
+A load of a new corpus (and a restore, and an import) builds a new version beside
+the live one and switches ``CURRENT`` only when it is complete, so a query during
+or after a failed load sees the old corpus whole. Every write runs inside
+:meth:`EdgeBackend.writing`: one writer per collection (a second is refused,
+naming the first's pid and command), the leftovers of crashed writers collected
+first (any version but the live one: no other writer can be running), and the
+free space checked (:mod:`sectio.index.edge.space`). A crash (``kill -9``, a
+SIGBUS on a full disk) leaves at most a stale version, never a changed live one.
 """
 
 from __future__ import annotations
 
-import io
+import errno
 import os
 import shutil
-import tarfile
-import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from sectio._files import file_sha256, write_json_atomic
-from sectio.errors import CollectionNotFound, IndexError_, SnapshotError
+from sectio._faults import fault_point
+from sectio._files import write_json_atomic
+from sectio.errors import (
+    CollectionBusy,
+    CollectionNotFound,
+    IndexError_,
+    InsufficientSpace,
+    SnapshotError,
+)
+from sectio.index.edge import archive, space
 from sectio.index.edge.index import EdgeIndex
+from sectio.index.edge.locks import (
+    LOCKS_DIR,
+    HeldLock,
+    acquire,
+    collection_lock,
+    holder,
+    serve_lock,
+)
 from sectio.index.manifest import Manifest
-from sectio.index.port import IndexSpec
+from sectio.index.port import IndexSpec, WriteSize
 from sectio.index.qdrant.versions import check_name, version_stamp
 
 MANIFEST_FILE = "manifest.json"
 CURRENT_FILE = "CURRENT"
+#: In a version folder: its writer has opened it once (see :meth:`EdgeBackend._warm`).
+WARMED_FILE = "WARMED"
+VERSION_PREFIX = "v-"
+#: A restore temp folder of sectio <= 0.1 (``tmp*`` in the store's root) older than this
+#: is a crash leftover (those versions held no lock; a younger one may still be running).
+LEGACY_TEMP_AGE_S = 3600
 
 
 def _read_manifest(version_dir: Path) -> Manifest | None:
@@ -57,25 +87,33 @@ class _EdgeLoadTarget:
 
     def commit(self) -> None:
         self.index.close()
+        fault_point("edge.commit.closed")
         if self.staged:
+            self._backend._warm(self._name, self._dir)
             self._backend._switch(self._name, self._dir)
 
     def abort(self) -> None:
         self.index.close()
         if self.staged:
             shutil.rmtree(self._dir, ignore_errors=True)
-            coll = self._backend.root / self._name
-            if coll.is_dir() and not any(p for p in coll.iterdir() if p.name != CURRENT_FILE):
-                shutil.rmtree(coll, ignore_errors=True)
+            self._backend._drop_if_empty(self._name)
 
 
 class EdgeBackend:
-    """Collections stored as Qdrant Edge shards under one folder."""
+    """Collections stored as Qdrant Edge shards under one folder.
+
+    ``check_space=False`` skips the free-space checks (a write may then die of
+    SIGBUS on a full disk; the live version stays whole either way).
+    """
 
     kind = "edge"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, check_space: bool = True) -> None:
         self.root = root
+        self.check_space = check_space
+        self._held: dict[str, tuple[HeldLock, int]] = {}
+        #: What the last :meth:`writing` removed on entry: ``(path, bytes)``.
+        self.last_collected: list[tuple[Path, int]] = []
 
     def _coll(self, name: str) -> Path:
         return self.root / check_name(name)
@@ -86,18 +124,166 @@ class EdgeBackend:
             return None
         version = current.read_text().strip()
         path = self._coll(name) / version
-        return path if path.is_dir() else None
+        return path if version and path.is_dir() else None
 
     def _switch(self, name: str, version_dir: Path) -> None:
+        """Point ``CURRENT`` at ``version_dir`` (an atomic rename), then remove the old live one."""
         coll = self._coll(name)
         old = self._live_dir(name)
         tmp = coll / (CURRENT_FILE + ".tmp")
         tmp.write_text(version_dir.name)
+        fault_point("edge.switch.before")
         os.replace(tmp, coll / CURRENT_FILE)
-        for child in coll.iterdir():
-            if child.is_dir() and child != version_dir and (old is None or child == old):
-                shutil.rmtree(child, ignore_errors=True)
+        fault_point("edge.switch.after")
+        if old is not None and old != version_dir:
+            shutil.rmtree(old, ignore_errors=True)
 
+    def _drop_if_empty(self, name: str) -> None:
+        coll = self._coll(name)
+        if coll.is_dir() and not any(p for p in coll.iterdir() if p.name != CURRENT_FILE):
+            shutil.rmtree(coll, ignore_errors=True)
+
+    # --- one writer, leftovers, free space -------------------------------------------
+    @contextmanager
+    def writing(self, name: str, purpose: str, size: WriteSize | None = None) -> Iterator[None]:
+        """See :meth:`sectio.index.port.IndexBackend.writing`."""
+        check_name(name)
+        held = self._held.get(name)
+        if held is not None:  # re-entered by this backend (restore inside a facade write)
+            self._held[name] = (held[0], held[1] + 1)
+        else:
+            lock = acquire(collection_lock(self.root, name), purpose, f"collection {name!r}")
+            self._held[name] = (lock, 1)
+            try:
+                self.last_collected = self._collect(name)
+                if size is not None:
+                    self.require_space(_need(size), f"{purpose} of {name!r}")
+            except BaseException:
+                self._release(name)
+                raise
+        try:
+            yield
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            raise InsufficientSpace(
+                f"{purpose} of {name!r} ran out of disk space ({exc}); the live version is "
+                "unchanged"
+            ) from exc
+        finally:
+            self._release(name)
+
+    def _release(self, name: str) -> None:
+        lock, depth = self._held[name]
+        if depth > 1:
+            self._held[name] = (lock, depth - 1)
+        else:
+            del self._held[name]
+            lock.release()
+
+    def require_space(self, need: int, what: str) -> None:
+        """Refuse ``what`` unless ``need`` bytes are free here (a no-op with ``check_space`` off).
+
+        Raises:
+            InsufficientSpace: naming the bytes needed and free.
+        """
+        if self.check_space:
+            space.require(self._ensure_root(), need, what)
+
+    def _check_readable(self, version_dir: Path, what: str) -> None:
+        """On tmpfs the first open of a shard fills holes (34 -> 136 MB for the demo
+        corpus): a version no write has opened yet needs them free (its payload indexes').
+
+        Raises:
+            InsufficientSpace: they are not.
+        """
+        if (version_dir / WARMED_FILE).exists() or not self.check_space:
+            return
+        if space.fills_holes_on_read(version_dir):
+            holes = space.hole_bytes(version_dir, space.FILLED_ON_OPEN)
+            space.require(version_dir, holes, f"{what} (tmpfs fills its sparse files when read)")
+
+    def _warm(self, name: str, version_dir: Path) -> int:
+        """The first open of a new version, done by its writer (checked like a write), so
+        no read grows the disk afterwards; returns its count and marks it ``WARMED``."""
+        self._check_readable(version_dir, f"the first open of collection {name!r}")
+        manifest = _read_manifest(version_dir)
+        spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
+        index = EdgeIndex.load(version_dir / "shard", spec)
+        try:
+            count = index.count()
+        finally:
+            index.close()
+        (version_dir / WARMED_FILE).touch()
+        return count
+
+    def _collect(self, name: str) -> list[tuple[Path, int]]:
+        """Remove ``name``'s stale versions and temp files (the caller holds its lock)."""
+        coll = self._coll(name)
+        if not coll.is_dir():
+            return []
+        live = self._live_dir(name)
+        removed = []
+        for child in sorted(coll.iterdir()):
+            stale_dir = child.is_dir() and child.name.startswith(VERSION_PREFIX) and child != live
+            stale_tmp = child.is_file() and child.name.endswith(".tmp")
+            if stale_dir or stale_tmp:
+                size = space.used_bytes(child)
+                if child.is_dir():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+                removed.append((child, size))
+        if live is None:
+            self._drop_if_empty(name)
+        return removed
+
+    def collect_garbage(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """See :class:`sectio.index.port.Collectable`. A collection a writer holds is
+        skipped (``skipped`` names the holder); sectio <= 0.1's restore temp folders
+        (``tmp*`` in the root) are removed once older than :data:`LEGACY_TEMP_AGE_S`."""
+        removed: list[dict[str, Any]] = []
+        skipped: list[dict[str, str]] = []
+        root = self.root
+        candidates = list(names) if names is not None else self._collection_dirs()
+        for name in candidates:
+            try:
+                with self.writing(name, "gc"):  # collects on entry
+                    removed += [{"path": str(p), "bytes": n} for p, n in self.last_collected]
+            except CollectionBusy as exc:
+                skipped.append({"collection": name, "reason": str(exc)})
+        if names is None and root.is_dir():
+            cutoff = time.time() - LEGACY_TEMP_AGE_S
+            for child in sorted(root.glob("tmp*")):
+                old = child.is_dir() and child.stat().st_mtime < cutoff
+                if old and _legacy_restore_temp(child):
+                    size = space.used_bytes(child)
+                    shutil.rmtree(child, ignore_errors=True)
+                    removed.append({"path": str(child), "bytes": size})
+        return {
+            "removed": removed,
+            "skipped": skipped,
+            "bytes_freed": sum(r["bytes"] for r in removed),
+        }
+
+    def _collection_dirs(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(
+            p.name
+            for p in self.root.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and not _legacy_restore_temp(p)
+        )
+
+    def hold_serving(self) -> HeldLock:
+        """Take the store's serve lock for this process's life (``sectio serve``).
+
+        Raises:
+            CollectionBusy: another ``sectio serve`` holds it (the message names its pid).
+        """
+        return acquire(serve_lock(self.root), "serve", f"the store {self.root}")
+
+    # --- reads -----------------------------------------------------------------------
     def list_collections(self) -> list[str]:
         if not self.root.is_dir():
             return []
@@ -114,9 +300,7 @@ class EdgeBackend:
         live = self._live_dir(name)
         if live is None or not (live / "shard").is_dir():
             return 0
-        manifest = _read_manifest(live)
-        spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
-        index = EdgeIndex.load(live / "shard", spec)
+        index = self._load(name, live)
         try:
             return index.count()
         finally:
@@ -126,32 +310,56 @@ class EdgeBackend:
         live = self._live_dir(name)
         if live is None:
             raise CollectionNotFound(f"no collection named {name!r} in {self.root}")
-        manifest = _read_manifest(live)
-        spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
-        return EdgeIndex.load(live / "shard", spec)
+        return self._load(name, live)
 
+    def _load(self, name: str, version_dir: Path) -> EdgeIndex:
+        """Open a version's shard, or say in one line why not (held, or no room to read).
+
+        Raises:
+            CollectionBusy: another process has it open (names ``sectio serve``'s pid).
+            InsufficientSpace: on tmpfs, its holes do not fit in the free space.
+        """
+        self._check_readable(version_dir, f"reading collection {name!r}")
+        manifest = _read_manifest(version_dir)
+        spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
+        try:
+            return EdgeIndex.load(version_dir / "shard", spec)
+        except CollectionBusy as exc:
+            who = holder(serve_lock(self.root)) or holder(collection_lock(self.root, name))
+            if who is None:
+                raise
+            hint = "; query it over HTTP or stop it" if who.purpose == "serve" else ""
+            raise CollectionBusy(
+                f"collection {name!r} is open in another process: {who.describe()}{hint}"
+            ) from exc
+
+    # --- writes ------------------------------------------------------------------------
     def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> _EdgeLoadTarget:
         live = self._live_dir(name)
         if not staged and live is not None:
-            return _EdgeLoadTarget(self, name, live, EdgeIndex.load(live / "shard", spec), False)
-        version_dir = self._coll(name) / f"v-{version_stamp()}"
+            return _EdgeLoadTarget(self, name, live, self._load(name, live), False)
+        version_dir = self._coll(name) / f"{VERSION_PREFIX}{version_stamp()}"
         version_dir.mkdir(parents=True)
         try:
             index = EdgeIndex.create(version_dir / "shard", spec)
         except Exception as exc:
             shutil.rmtree(version_dir, ignore_errors=True)
+            self._drop_if_empty(name)
             raise IndexError_(f"cannot create collection {name!r}: {exc}") from exc
+        fault_point("edge.version.created")
         return _EdgeLoadTarget(self, name, version_dir, index, True)
 
     def drop(self, name: str) -> None:
         coll = self._coll(name)
         if not coll.exists():
             raise CollectionNotFound(f"no collection named {name!r}")
-        shutil.rmtree(coll)
+        with self.writing(name, "drop"):
+            shutil.rmtree(coll)
 
     # --- snapshots ------------------------------------------------------------------
     def snapshot(self, name: str, out_file: Path) -> Manifest:
-        """One tar file: ``manifest.json``, ``shard/...`` and ``SHA256SUMS`` over both.
+        """One gzip tar: the shard (sparse files kept), its manifest and the sums of both
+        (:mod:`sectio.index.edge.archive`), written to ``OUT.partial`` then renamed.
 
         The shard is opened, flushed and closed first, so the copy is consistent.
         """
@@ -161,53 +369,64 @@ class EdgeBackend:
         manifest = _read_manifest(live)
         if manifest is None:
             raise SnapshotError(f"collection {name!r} has no manifest; refusing to snapshot it")
-        EdgeIndex.load(live / "shard", IndexSpec.from_manifest(manifest)).close()
-        files = sorted(p for p in (live / "shard").rglob("*") if p.is_file())
-        sums = [f"{file_sha256(live / MANIFEST_FILE)}  {MANIFEST_FILE}"]
-        sums += [f"{file_sha256(p)}  {p.relative_to(live).as_posix()}" for p in files]
+        self._load(name, live).close()
         out_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = out_file.with_name(out_file.name + ".partial")
-        with tarfile.open(tmp, "w") as tar:
-            data = ("\n".join(sums) + "\n").encode()
-            info = tarfile.TarInfo("SHA256SUMS")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-            tar.add(live / MANIFEST_FILE, arcname=MANIFEST_FILE)
-            for p in files:
-                tar.add(p, arcname=p.relative_to(live).as_posix())
-        os.replace(tmp, out_file)
+        try:
+            archive.write(live, tmp)
+            os.replace(tmp, out_file)
+        finally:
+            tmp.unlink(missing_ok=True)
         return manifest
 
     def restore(
         self, in_file: Path, name: str, verify: Callable[[Manifest], None] | None = None
     ) -> Manifest:
-        """Verify every checksum, then install the shard as a new version and switch to it.
+        """Unpack a snapshot as a new version of ``name`` under the archive's bounds, check
+        it (sums, the manifest against the shard's configuration, ``verify``, the count),
+        then switch to it. Holds ``name``'s writer lock throughout.
 
         Raises:
-            SnapshotError: unreadable file, missing or failing checksum, bad manifest.
+            SnapshotError: unreadable file, a bound or checksum failing, a bad manifest.
+            CollectionBusy: another process writes ``name``.
+            InsufficientSpace: the snapshot's data does not fit.
         """
         if not in_file.is_file():
             raise SnapshotError(f"snapshot {in_file} does not exist")
-        with tempfile.TemporaryDirectory(dir=self._ensure_root()) as tmpdir:
-            tmp = Path(tmpdir)
-            manifest = _extract_checked(in_file, tmp).model_copy(update={"collection": name})
-            if verify is not None:
-                verify(manifest)
-            version_dir = self._coll(name) / f"v-{version_stamp()}"
+        label = f"snapshot {in_file}"
+        with self.writing(name, "restore"):
+            version_dir = self._coll(name) / f"{VERSION_PREFIX}{version_stamp()}"
             version_dir.mkdir(parents=True)
-            shutil.move(str(tmp / "shard"), str(version_dir / "shard"))
-            write_json_atomic(version_dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
-        index = EdgeIndex.load(version_dir / "shard", IndexSpec.from_manifest(manifest))
-        try:
-            count = index.count()
-        finally:
-            index.close()
+            try:
+                manifest = self._unpack(in_file, version_dir, name, label, verify)
+                fault_point("edge.restore.unpacked")
+                self._switch(name, version_dir)
+            except BaseException:
+                shutil.rmtree(version_dir, ignore_errors=True)
+                self._drop_if_empty(name)
+                raise
+        return manifest
+
+    def _unpack(
+        self,
+        in_file: Path,
+        version_dir: Path,
+        name: str,
+        label: str,
+        verify: Callable[[Manifest], None] | None,
+    ) -> Manifest:
+        archive.extract(in_file, version_dir, label=label, check_space=self.check_space)
+        found = _read_snapshot_manifest(version_dir, label)
+        archive.check_config(version_dir, found, label)
+        manifest = found.model_copy(update={"collection": name})
+        if verify is not None:
+            verify(manifest)
+        write_json_atomic(version_dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
+        count = self._warm(name, version_dir)
         if count != manifest.chunk_count:
-            shutil.rmtree(version_dir, ignore_errors=True)
             raise SnapshotError(
-                f"snapshot {in_file}: {count} points but the manifest says {manifest.chunk_count}"
+                f"{label}: {count} points but the manifest says {manifest.chunk_count}"
             )
-        self._switch(name, version_dir)
         return manifest
 
     def _ensure_root(self) -> Path:
@@ -215,34 +434,25 @@ class EdgeBackend:
         return self.root
 
 
-def _extract_checked(in_file: Path, into: Path) -> Manifest:
-    """Extract an edge snapshot into ``into`` and check it; returns its manifest.
+def _need(size: WriteSize) -> int:
+    return space.load_need(size.points, size.payload_bytes, size.dimensions, size.vectors)
 
-    Raises:
-        SnapshotError: unreadable, no SHA256SUMS or manifest, a checksum failing, a
-            file not listed, or a manifest that does not parse.
-    """
+
+def _read_snapshot_manifest(version_dir: Path, label: str) -> Manifest:
     try:
-        with tarfile.open(in_file, "r") as tar:
-            tar.extractall(into, filter="data")
-    except (tarfile.TarError, OSError) as exc:
-        raise SnapshotError(f"snapshot {in_file} is unreadable: {exc}") from exc
-    sums_file = into / "SHA256SUMS"
-    if not sums_file.is_file() or not (into / MANIFEST_FILE).is_file():
-        raise SnapshotError(f"snapshot {in_file} lacks SHA256SUMS or manifest.json")
-    listed = set()
-    for line in sums_file.read_text().splitlines():
-        if not line.strip():
-            continue
-        digest, rel = line.split("  ", 1)
-        listed.add(rel)
-        target = into / rel
-        if not target.is_file() or file_sha256(target) != digest:
-            raise SnapshotError(f"snapshot {in_file}: checksum failed for {rel}")
-    present = {p.relative_to(into).as_posix() for p in into.rglob("*") if p.is_file()}
-    unlisted = present - {"SHA256SUMS"} - listed
-    if unlisted:
-        raise SnapshotError(f"snapshot {in_file}: unlisted files {sorted(unlisted)[:3]}")
-    manifest = _read_manifest(into)
-    assert manifest is not None  # checked above that the file exists
-    return manifest
+        found = _read_manifest(version_dir)
+    except IndexError_ as exc:
+        raise SnapshotError(f"{label}: its manifest.json is invalid") from exc
+    if found is None:
+        raise SnapshotError(f"{label} lacks manifest.json")
+    return found
+
+
+def _legacy_restore_temp(path: Path) -> bool:
+    """A restore temp folder of sectio <= 0.1: ``tmp*`` holding a snapshot's members."""
+    return (
+        path.name.startswith("tmp")
+        and path.name != LOCKS_DIR
+        and not (path / CURRENT_FILE).exists()
+        and any((path / m).exists() for m in ("SHA256SUMS", "shard", MANIFEST_FILE))
+    )

@@ -31,6 +31,7 @@ import contextlib
 import tempfile
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ from sectio.index.copy import copy_collection
 from sectio.index.edge.store import EdgeBackend
 from sectio.index.ids import POINT_NAMESPACE
 from sectio.index.manifest import Manifest
-from sectio.index.port import IndexSpec
+from sectio.index.port import IndexSpec, WriteSize
 from sectio.index.qdrant.versions import check_name, version_stamp
 from sectio.index.server.client import translated
 from sectio.index.server.index import ServerIndex, Sharding
@@ -282,6 +283,14 @@ class ServerBackend:
         return ServerIndex(
             self.client, name, spec, sharding=sharding, optimize_timeout_s=self.timeout_s
         )
+
+    def writing(
+        self, name: str, purpose: str, size: WriteSize | None = None
+    ) -> AbstractContextManager[None]:
+        """Nothing to hold here: the server owns its disk, and a write switches an alias
+        atomically (two concurrent replaces: the later switch wins)."""
+        self._check_name(name)
+        return nullcontext()
 
     def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> _ServerLoadTarget:
         live = self._resolve(name)
