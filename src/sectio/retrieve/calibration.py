@@ -41,8 +41,8 @@ def best_cosines(scope: ReadScope, questions: tuple[str, ...] | None = None) -> 
     """Each question's best cosine among the scope's prose chunks (0.0 when there is none)."""
     where = prose_where(scope.tenant)
     out: list[float] = []
-    for question in questions or bank():
-        hits = scope.index.search_dense(scope.query_vector(question), 1, where, with_payload=False)
+    for vector in scope.query_vectors(questions or bank()):
+        hits = scope.index.search_dense(vector, 1, where, with_payload=False)
         out.append(float(hits[0].score or 0.0) if hits else 0.0)
     return out
 

@@ -26,7 +26,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,7 +34,6 @@ import numpy as np
 import numpy.typing as npt
 
 from sectio.contract.profile import CorpusProfile, IntentSettings
-from sectio.embed.port import Embedder
 
 Choice = Literal["section", "sections", "free_form"]
 
@@ -69,14 +68,18 @@ class IntentClassifier:
         self._rows = {key: np.flatnonzero(np.asarray(self.labels) == key) for key in set(labels)}
 
     @classmethod
-    def from_profile(cls, profile: CorpusProfile, embedder: Embedder) -> IntentClassifier | None:
-        """The profile's examples embedded as queries; None when it has none."""
+    def from_profile(
+        cls,
+        profile: CorpusProfile,
+        embed: Callable[[Sequence[str]], npt.NDArray[np.float32]],
+    ) -> IntentClassifier | None:
+        """The profile's examples embedded as queries (``embed``: texts -> rows, in order,
+        e.g. :meth:`ReadScope.query_vectors`); None when it has none."""
         labels = [s.key for s in profile.sections for _ in s.examples]
         if not labels:
             return None
         texts = [q for s in profile.sections for q in s.examples]
-        vectors = np.stack([np.asarray(embedder.embed_query(t), dtype=np.float32) for t in texts])
-        return cls(labels, vectors, k=profile.intent.k)
+        return cls(labels, np.asarray(embed(texts), dtype=np.float32), k=profile.intent.k)
 
     def rank(
         self, query: npt.NDArray[np.float32], allowed: Collection[str] | None = None

@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -76,6 +76,15 @@ class ReadScope:
     def query_vector(self, question: str) -> npt.NDArray[np.float32]:
         """The question's dense vector (float32)."""
         return np.asarray(self.embedder.embed_query(question), dtype=np.float32)
+
+    def query_vectors(self, questions: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Dense vectors of many questions, in order, one model call where the embedder
+        batches (its query cache's ``prefetch_queries``); each row equals
+        :meth:`query_vector` of its question."""
+        prefetch = getattr(self.embedder, "prefetch_queries", None)
+        if prefetch is not None:
+            prefetch(questions)
+        return np.stack([self.query_vector(q) for q in questions])
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with the embedder's own tokenizer (packing budgets)."""

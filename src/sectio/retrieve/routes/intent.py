@@ -32,7 +32,7 @@ class IntentRoute:
     def classifier(self, scope: ReadScope) -> IntentClassifier | None:
         """The profile's examples, embedded once per collection (None: the profile has none)."""
         if not self._built:
-            self._classifier = IntentClassifier.from_profile(scope.profile, scope.embedder)
+            self._classifier = IntentClassifier.from_profile(scope.profile, scope.query_vectors)
             self._built = True
         return self._classifier
 
