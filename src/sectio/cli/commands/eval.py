@@ -217,9 +217,9 @@ def _answerability(
     ):
         click.echo(f"  {name:<22}{_share(shares, 'abstain'):>26}{_share(shares, 'answer'):>24}")
     click.echo(
-        "  curve over min_coverage: "
+        "  curve over min_coverage (abstain/answer): "
         + ", ".join(
-            f"{p['min_coverage']:.1f}: {p.get('abstain_rate', 0):.3f}/{p.get('answer_rate', 0):.3f}"
+            f"{p['min_coverage']:.1f}: {_rate(p, 'abstain_rate')}/{_rate(p, 'answer_rate')}"
             for p in report.curve
         )
     )
@@ -227,6 +227,11 @@ def _answerability(
         click.echo(
             "  abstained by reason: " + ", ".join(f"{k} {v}" for k, v in report.reasons.items())
         )
+
+
+def _rate(point: dict[str, float], key: str) -> str:
+    """A curve point's share, or "-" when the set has no question of that kind."""
+    return f"{point[key]:.3f}" if key in point else "-"
 
 
 def _share(shares: dict[str, float | int], which: str) -> str:
