@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from sectio.contract.result import RetrievalResult
 from sectio.errors import ContractError
+from sectio.eval.beir import query_lines
 
 
 class Asker(Protocol):
@@ -107,20 +108,8 @@ def load_questions(path: str | Path, *, group_key: str | None = None) -> list[Qu
             answer/abstain, or no questions.
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ContractError(f"{path}: cannot read questions: {exc.strerror}") from exc
     out: list[Question] = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ContractError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from exc
-        if not isinstance(data, dict) or "_id" not in data or not isinstance(data.get("text"), str):
-            raise ContractError(f"{path}:{lineno}: a question needs _id and text")
+    for lineno, data in query_lines(path, "question", "questions"):
         raw = data.get("metadata")
         meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
         expect = data.get("expect", meta.get("expect"))

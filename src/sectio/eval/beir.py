@@ -18,11 +18,36 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from sectio.errors import ContractError
 
 Qrels = dict[str, dict[str, int]]
+
+
+def query_lines(path: Path, noun: str, plural: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of a JSON Lines question file.
+
+    Raises:
+        ContractError: unreadable file, or a line that is not a JSON object with
+            ``_id`` and ``text`` (``noun``/``plural`` name the lines in the message).
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ContractError(f"{path}: cannot read {plural}: {exc.strerror}") from exc
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ContractError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from exc
+        if not isinstance(data, dict) or "_id" not in data or not isinstance(data.get("text"), str):
+            raise ContractError(f"{path}:{lineno}: a {noun} needs _id and text")
+        yield lineno, data
 
 
 def load_queries(path: str | Path) -> dict[str, str]:
@@ -33,21 +58,7 @@ def load_queries(path: str | Path) -> dict[str, str]:
             ``_id`` and ``text``, or no queries.
     """
     path = Path(path)
-    out: dict[str, str] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ContractError(f"{path}: cannot read queries: {exc.strerror}") from exc
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ContractError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from exc
-        if not isinstance(data, dict) or "_id" not in data or not isinstance(data.get("text"), str):
-            raise ContractError(f"{path}:{lineno}: a query needs _id and text")
-        out[str(data["_id"])] = data["text"]
+    out = {str(data["_id"]): data["text"] for _, data in query_lines(path, "query", "queries")}
     if not out:
         raise ContractError(f"{path}: no queries")
     return out
