@@ -48,12 +48,14 @@ from sectio.plan import DocsPlanRoute, RetrievalPlan
 from sectio.plan import Route as PlanRoute
 from sectio.registry import routes_for
 from sectio.retrieve import reads
+from sectio.retrieve.calibration import FusionCalibration
 from sectio.retrieve.facets import Assessment, FacetContext
 from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.pipeline import Router
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import Reranker, build_reranker
+from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.search import search as run_search
 from sectio.retrieve.search_filters import Filters, build_where
 from sectio.settings import Settings
@@ -107,6 +109,8 @@ class Sectio(OpsFacade):
         self._ops_lock = threading.Lock()  # the server's trace and retention threads share it
         #: Routed retrieval state per open collection (name catalogs, compiled phrases).
         self._routers: dict[str, Router] = {}
+        #: Hybrid weights calibrated per open collection and tenant (see retrieve.calibration).
+        self.fusion_calibration = FusionCalibration(FusionParams.from_settings(self.settings))
         self._reranker: tuple[Reranker | None, str | None] | None = (
             (reranker, None) if reranker is not None else None
         )
@@ -376,6 +380,9 @@ class Sectio(OpsFacade):
         tenant = self._tenant(tenant)
         coll = self.collection(collection)
         filters, layers = search_layers(coll.profile, filters)
+        params, reliability = FusionParams.from_settings(self.settings), None
+        if mode == "hybrid":
+            params, reliability = self.fusion_calibration.measure(self._scope(coll, tenant))
         with telemetry.call_span("search", collection, tenant) as span:
             result = run_search(
                 coll,
@@ -385,10 +392,12 @@ class Sectio(OpsFacade):
                 top_k=top_k,
                 mode=mode,
                 filters=filters,
-                params=FusionParams.from_settings(self.settings),
+                params=params,
                 guard=self.tenant_guard,
             )
             telemetry.set_attributes(span, telemetry.result_attributes(result))
+        if reliability is not None:
+            result.details["fusion_calibration"] = reliability.as_details(params.dense_scale)
         if layers is not None:
             result.details["layers"] = layers
         if self._records(record):
@@ -466,10 +475,26 @@ class Sectio(OpsFacade):
                 reranker=self._get_reranker,
                 policy=policy,
                 guard=self.tenant_guard,
-                fusion=FusionParams.from_settings(self.settings),
+                fusion=self.fusion_calibration.base,
+                calibration=self.fusion_calibration,
             )
             self._routers[collection] = router
         return router
+
+    def fusion(
+        self, collection: str = DEFAULT_COLLECTION, tenant: str | None = None
+    ) -> FusionParams:
+        """The hybrid fusion params of ``collection`` for ``tenant`` (calibrated on first use).
+
+        See :class:`~sectio.retrieve.calibration.FusionCalibration`: the dense
+        weight is scaled by how well the model finds the tenant's own chunks.
+        """
+        scope = self._scope(self.collection(collection), self._tenant(tenant))
+        return self.fusion_calibration.params(scope)
+
+    def _scope(self, coll: Collection, tenant: str) -> ReadScope:
+        """A plain read scope of ``tenant`` in ``coll`` (search's calibration reads with it)."""
+        return ReadScope(coll, tenant, self.tenant_guard, EvidencePolicy(), self.embedder)
 
     def _get_reranker(self) -> tuple[Reranker | None, str | None]:
         """The configured reranker (built once), or the error that kept it from loading."""

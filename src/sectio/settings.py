@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     #: RRF weights of the dense and the lexical (BM25) candidate lists.
     hybrid_dense_weight: float = Field(default=1.0, ge=0.0)
     hybrid_lexical_weight: float = Field(default=1.2, ge=0.0)
+    #: Scale the dense weight per collection and tenant by how well the model finds
+    #: the corpus's own chunks (pseudo-queries; measured once on first search).
+    hybrid_calibrate: bool = True
+    #: The dense/BM25 pseudo-query MRR ratio at or above which the dense weight stays whole.
+    hybrid_reliability_reference: float = Field(default=0.45, ge=0.0, le=1.0)
 
     # --- rerank (ask's free-form and fallback routes; always fail-open) --------
     #: none (default) | cross_encoder (local folder) | http (Cohere-compatible API) | fake (tests)

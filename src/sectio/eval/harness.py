@@ -127,7 +127,12 @@ def _retriever(
         return routed
 
     coll = sectio.collection(collection)
-    params = FusionParams.from_settings(sectio.settings)
+    fusion = getattr(sectio, "fusion", None)
+    params = (
+        fusion(collection, tenant)
+        if callable(fusion) and mode == "hybrid"
+        else FusionParams.from_settings(sectio.settings)
+    )
 
     def searched(text: str) -> tuple[list[Evidence], dict[str, Any]]:
         result = run_search(

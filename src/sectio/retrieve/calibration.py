@@ -17,13 +17,19 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 
 import numpy as np
 
+from sectio.index.collection import Collection
+from sectio.index.filters import Where
+from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.scan import prose_where
 from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.search import lexical_query
 
 BANK_FILE = "data/calibration_questions.txt"
 
@@ -50,3 +56,143 @@ def best_cosines(scope: ReadScope, questions: tuple[str, ...] | None = None) -> 
 def dense_floor(scope: ReadScope, percentile: float) -> float:
     """The ``percentile`` of the bank's best cosines in this collection (see the module doc)."""
     return float(np.percentile(best_cosines(scope), percentile))
+
+
+#: Pseudo-queries a collection's list reliability is measured with.
+PSEUDO_QUERIES = 64
+#: Words of a pseudo-query: a window from the middle of one of the tenant's chunks.
+PSEUDO_WORDS = 8
+#: Each list's depth when looking for a pseudo-query's source chunk.
+PSEUDO_DEPTH = 20
+
+
+@dataclass(frozen=True)
+class ListReliability:
+    """How well each list finds a chunk from a few of its own words (MRR@20).
+
+    A window of :data:`PSEUDO_WORDS` words from the middle of a chunk is a
+    question whose answer is known: that chunk. BM25 finds it almost always
+    (the words are there); the dense list finds it when the model reads the
+    collection's language, so the ratio of the two is a property of the model
+    and the corpus, measured without a single labelled question. MiniLM
+    (English-only) on Russian medical text: dense 0.23 vs BM25 0.99.
+
+    Example:
+        >>> ListReliability(0.2, 1.0, 48).ratio
+        0.2
+    """
+
+    dense_mrr: float
+    lexical_mrr: float
+    queries: int
+
+    def as_details(self, dense_scale: float) -> dict[str, float | int]:
+        """What a result's ``details.fusion_calibration`` shows."""
+        return {
+            "dense_mrr": self.dense_mrr,
+            "lexical_mrr": self.lexical_mrr,
+            "pseudo_queries": self.queries,
+            "dense_scale": dense_scale,
+        }
+
+    @property
+    def ratio(self) -> float:
+        """Dense MRR over BM25 MRR (1.0 when there was nothing to measure)."""
+        if not self.queries or self.lexical_mrr <= 0:
+            return 1.0
+        return round(self.dense_mrr / self.lexical_mrr, 4)
+
+
+def pseudo_queries(texts: Sequence[str], n: int = PSEUDO_QUERIES) -> list[tuple[int, str]]:
+    """(index, window) pairs: every ``len(texts) // n``-th text long enough, middle words.
+
+    Example:
+        >>> pseudo_queries(["a b c d e f g h i j k l"], n=1)
+        [(0, 'c d e f g h i j')]
+    """
+    step = max(1, len(texts) // max(n, 1))
+    out: list[tuple[int, str]] = []
+    for i in range(0, len(texts), step):
+        words = texts[i].split()
+        if len(words) < PSEUDO_WORDS + 2:
+            continue
+        start = (len(words) - PSEUDO_WORDS) // 2
+        out.append((i, " ".join(words[start : start + PSEUDO_WORDS])))
+        if len(out) == n:
+            break
+    return out
+
+
+def list_reliability(scope: ReadScope, n: int = PSEUDO_QUERIES) -> ListReliability:
+    """Measure :class:`ListReliability` on the scope's own prose chunks (tenant-scoped).
+
+    Reads up to ``4 * n`` prose points (engine order: point ids are hashes, so
+    a spread of documents), asks dense and BM25 for each one's middle window
+    and scores where its source chunk comes. Costs ``n`` embeddings (one
+    batched call) and ``2n`` searches, once per tenant and collection version.
+    """
+    where = prose_where(scope.tenant)
+    points, _ = scope.index.scroll(where, limit=4 * n)
+    points = scope.guard.keep(points, scope.tenant, "calibration")
+    texts = [str(p.payload.get("text", "")) for p in points]
+    picked = pseudo_queries(texts, n)
+    if not picked:
+        return ListReliability(0.0, 0.0, 0)
+    vectors = scope.query_vectors([q for _, q in picked])
+    dense = lexical = 0.0
+    for (i, text), vector in zip(picked, vectors, strict=True):
+        source = points[i].id
+        found = scope.index.search_dense(vector, PSEUDO_DEPTH, where, with_payload=False)
+        dense += _reciprocal_rank(source, [p.id for p in found])
+        lexical += _reciprocal_rank(source, _lexical_ids(scope, text, where))
+    return ListReliability(
+        round(dense / len(picked), 4), round(lexical / len(picked), 4), len(picked)
+    )
+
+
+def _lexical_ids(scope: ReadScope, text: str, where: Where) -> list[str]:
+    """BM25 top ids for ``text`` (exact and folded variants fused in the engine)."""
+    sparse = lexical_query(scope.collection, text)
+    if not sparse:
+        return []
+    if len(sparse) == 1:
+        name, vec = next(iter(sparse.items()))
+        hits = scope.index.search_sparse(name, vec, PSEUDO_DEPTH, where)
+    else:
+        hits = scope.index.search_fused(None, sparse, PSEUDO_DEPTH, PSEUDO_DEPTH, where, 2)
+    return [p.id for p in hits]
+
+
+def _reciprocal_rank(wanted: str, ranked: Sequence[str]) -> float:
+    return next((1.0 / (i + 1) for i, pid in enumerate(ranked) if pid == wanted), 0.0)
+
+
+class FusionCalibration:
+    """Calibrated :class:`FusionParams` per open collection and tenant, measured once.
+
+    The first fused read of a tenant in a collection measures
+    :func:`list_reliability` (64 pseudo-queries: ~0.4 s with MiniLM on 2 cores)
+    and keeps the result while that collection object stays open; a rewrite
+    reopens the collection, and the next read measures again. With
+    ``calibrate`` off the base params are returned as they are.
+    """
+
+    def __init__(self, base: FusionParams) -> None:
+        self.base = base
+        self._cache: dict[tuple[str, str], tuple[Collection, FusionParams, ListReliability]] = {}
+
+    def params(self, scope: ReadScope) -> FusionParams:
+        """The fusion params of ``scope``'s collection and tenant."""
+        return self.measure(scope)[0]
+
+    def measure(self, scope: ReadScope) -> tuple[FusionParams, ListReliability | None]:
+        """The params and the reliability they came from (None: calibration off)."""
+        if not self.base.calibrate:
+            return self.base, None
+        key = (scope.collection.name, scope.tenant)
+        hit = self._cache.get(key)
+        if hit is None or hit[0] is not scope.collection:
+            reliability = list_reliability(replace(scope, fusion=self.base))
+            hit = (scope.collection, self.base.calibrated(reliability.ratio), reliability)
+            self._cache[key] = hit
+        return hit[1], hit[2]

@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sectio.settings import Settings
 
@@ -33,6 +33,12 @@ class FusionParams:
     pool_max: int = 1000
     dense_weight: float = 1.0
     lexical_weight: float = 1.2
+    #: Calibrate the dense weight per collection and tenant (:meth:`calibrated`).
+    calibrate: bool = True
+    #: Dense/BM25 pseudo-query MRR ratio at or above which the dense weight is kept whole.
+    reliability_reference: float = 0.45
+    #: The dense weight's multiplier from the calibration (1.0: not calibrated).
+    dense_scale: float = 1.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FusionParams:
@@ -43,7 +49,32 @@ class FusionParams:
             pool_max=settings.hybrid_pool_max,
             dense_weight=settings.hybrid_dense_weight,
             lexical_weight=settings.hybrid_lexical_weight,
+            calibrate=settings.hybrid_calibrate,
+            reliability_reference=settings.hybrid_reliability_reference,
         )
+
+    def calibrated(self, ratio: float) -> FusionParams:
+        """These params with the dense weight scaled by a measured reliability ``ratio``.
+
+        ``ratio`` is the collection's dense/BM25 pseudo-query MRR ratio
+        (:class:`sectio.retrieve.calibration.ListReliability`). At or above
+        ``reliability_reference`` the model reads the corpus as well as the
+        collections the weights were tuned on and the weight stays; under it
+        the dense weight shrinks with the cube of the shortfall (never under a
+        tenth): MiniLM on Russian text (ratio 0.27) keeps a fifth of it, MiniLM
+        on SciFact (0.48) all of it. The reference and the cube were chosen on
+        SciFact train and RuMedDaNet train (README, "Hybrid that adapts").
+
+        Example:
+            >>> FusionParams(reliability_reference=0.5).calibrated(0.25).dense_scale
+            0.125
+            >>> FusionParams(calibrate=False).calibrated(0.2).dense_scale
+            1.0
+        """
+        if not self.calibrate or self.reliability_reference <= 0:
+            return self
+        scale = min(1.0, max(0.1, (ratio / self.reliability_reference) ** 3))
+        return replace(self, dense_scale=round(scale, 4))
 
     def pool(self, limit: int) -> int:
         """Candidates each list takes for a final cut of ``limit`` (never fewer than ``limit``)."""
@@ -64,7 +95,7 @@ class FusionParams:
         Exact and accent-folded BM25 share the lexical weight, so a document
         both rank first counts as much as one plain BM25 list would.
         """
-        out = [self.dense_weight] if dense else []
+        out = [self.dense_weight * self.dense_scale] if dense else []
         if sparse_names:
             out.extend([self.lexical_weight / len(sparse_names)] * len(sparse_names))
         return out

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sectio import telemetry
@@ -41,7 +42,7 @@ from sectio.contract.result import RetrievalResult
 from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
 from sectio.retrieve import answerability as ans
-from sectio.retrieve.calibration import dense_floor
+from sectio.retrieve.calibration import FusionCalibration, dense_floor
 from sectio.retrieve.decision import decide
 from sectio.retrieve.facets import Assessment, FacetContext, assess
 from sectio.retrieve.fusion import FusionParams
@@ -83,12 +84,15 @@ class Router:
         policy: EvidencePolicy | None = None,
         guard: TenantGuard | None = None,
         fusion: FusionParams | None = None,
+        calibration: FusionCalibration | None = None,
     ) -> None:
         self.collection = collection
         self.embedder = embedder
         self.guard = guard if guard is not None else TenantGuard()
         self.policy = policy or EvidencePolicy.from_profile(collection.profile)
         self.fusion = fusion or FusionParams()
+        #: Per-tenant calibrated fusion (None: ``fusion`` as given, for every tenant).
+        self.calibration = calibration
         self.routes: tuple[Route, ...] = tuple(routes) if routes is not None else section_routes()
         self.resolver = Resolver(collection.profile, guard=self.guard)
         self.judge = ans.Judge(
@@ -109,8 +113,8 @@ class Router:
         ]
 
     def scope(self, tenant: str) -> ReadScope:
-        """The read scope of ``tenant`` in this collection."""
-        return ReadScope(
+        """The read scope of ``tenant`` in this collection (its calibrated fusion, if any)."""
+        scope = ReadScope(
             self.collection,
             tenant,
             self.guard,
@@ -119,6 +123,9 @@ class Router:
             self.fusion,
             self._reranker,
         )
+        if self.calibration is None:
+            return scope
+        return replace(scope, fusion=self.calibration.params(scope))
 
     # --- entry points -------------------------------------------------------------
     def ask(
