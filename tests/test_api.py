@@ -322,3 +322,21 @@ def test_key_file_and_malformed_keys(tmp_path: Path) -> None:
         KeyRing.parse("justakey")
     with pytest.raises(ConfigError, match="twice"):
         KeyRing.parse("k:a,k:b")
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/search", {"query": "aspirin"}),
+        ("/v1/retrieve", {"query": "contraindications of aspirin"}),
+        ("/v1/lookup", {"phrase": "pain"}),
+        ("/v1/search", {"query": "aspirin", "mode": "lexical"}),
+    ],
+)
+def test_a_body_naming_an_unknown_collection_is_404(
+    client: TestClient, path: str, body: dict[str, Any]
+) -> None:
+    """The collection is a resource: naming one that does not exist is 404, not 400."""
+    resp = client.post(path, json={**body, "collection": "nope"}, headers=ACME)
+    assert_error(resp, 404, "collection_not_found")
+    assert "nope" in resp.json()["error"]["message"]

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, settings
 
 from sectio import Sectio, Settings
 from sectio.api import create_app
-from tests.helpers import write_jsonl
+from tests.helpers import chunk, write_jsonl
 from tests.helpers.api import KEYS, label_rows
 
 
@@ -34,12 +35,29 @@ def build_home(home: Path, tmp: Path) -> None:
         s.ingest(corpus, profile="en_drug_label")
 
 
+ZOO_QUERY = "the of and zebra"
+
+
+def build_zoo(home: Path, tmp: Path) -> None:
+    """Collection ``zoo`` (tenant acme) where hybrid search has BM25-only hits: the fake
+    embedder counts stopwords, so 60 stopword-heavy chunks fill the dense pool (50) and
+    the zebra chunks are found by BM25 alone."""
+    rows = [
+        {**chunk(f"s{i}", "body", 0, "the of and " * (1 + i % 5) + f"filler{i}"), "tenant": "acme"}
+        for i in range(60)
+    ]
+    rows.append({**chunk("zebra", "body", 0, "zebra stripes on the savanna"), "tenant": "acme"})
+    with Sectio(Settings(home=home, embedder="fake")) as s:
+        s.ingest(write_jsonl(tmp / "zoo.jsonl", rows), collection="zoo")
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``sectio serve`` in a subprocess on a free loopback port."""
     tmp = tmp_path_factory.mktemp("srv")
     home = tmp / "home"
     build_home(home, tmp)
+    build_zoo(home, tmp)
     port = free_port()
     env = {
         **os.environ,
@@ -174,6 +192,61 @@ def test_playground_end_to_end_in_headless_chromium(server: str, tmp_path: Path)
         page.screenshot(path=str(shot), full_page=True)
         browser.close()
     assert shot.stat().st_size > 10_000
+
+
+def _shown(place: dict[str, Any] | None, fusion: bool) -> str:
+    """How the playground writes one list's place (see ``renderScores`` in index.html)."""
+    if place is None:
+        return "-"
+    return f"{place['score']:.3f}" + ("" if fusion else f" #{place['rank']}")
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium not installed"
+)
+def test_playground_shows_what_ranked_each_search_hit(server: str) -> None:
+    """Hybrid search in the playground: each hit shows the fusion value, its cosine and
+    BM25 with their ranks ('-' where it was not a candidate), as the API answered the page."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM, "CI must install Debian's chromium (.ci/run does)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page()
+        page.goto(server + "/")
+        page.fill("#apikey", "key-acme")
+        page.dispatch_event("#apikey", "change")
+        page.wait_for_function("document.querySelector('#collection').options.length > 1")
+        page.select_option("#collection", "zoo")
+        page.select_option("#mode", "hybrid")
+        page.fill("#query", ZOO_QUERY)
+        with page.expect_response("**/v1/search") as response:
+            page.click("#go")
+        hits = response.value.json()["hits"]
+        page.wait_for_selector(".ev")
+        shown = page.eval_on_selector_all(
+            ".ev",
+            """els => els.map(e => ({
+                chunk: e.dataset.chunk,
+                rank: e.querySelector('.meta').textContent.trim().split(' ')[0],
+                lists: Object.fromEntries([...e.querySelectorAll('.score')].map(
+                    s => [s.dataset.list, s.textContent]))
+            }))""",
+        )
+        browser.close()
+    assert [s["chunk"] for s in shown] == [h["chunk_id"] for h in hits]
+    assert [s["rank"] for s in shown] == [f"#{i}" for i in range(1, len(hits) + 1)]
+    titles = {"fusion": "fusion", "dense": "cosine", "bm25": "bm25"}
+    for seen, hit in zip(shown, hits, strict=True):
+        assert seen["lists"] == {
+            name: f"{title} {_shown(hit['scores'][name], name == 'fusion')}"
+            for name, title in titles.items()
+        }
+    zebra = next(s for s, h in zip(shown, hits, strict=True) if h["doc_id"] == "zebra")
+    assert zebra["lists"]["dense"] == "cosine -"  # BM25 alone found it
+    assert zebra["lists"]["bm25"].startswith("bm25 ") and zebra["lists"]["bm25"].endswith(" #1")
 
 
 @pytest.mark.skipif(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sectio.cli import main
-from tests.helpers import write_jsonl
+from tests.helpers import chunk, write_jsonl
 
 
 @pytest.fixture
@@ -99,8 +100,52 @@ def test_search_clamp_filters_and_tenant(home: Path, capsys: pytest.CaptureFixtu
 def test_search_human_output(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["search", "aspirin", "--top-k", "80", "--mode", "lexical"]) == 0
-    out = capsys.readouterr().out
-    assert "clamped to 50" in out and " 1. [  -  ] aspirin" in out
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "(top-k 80 clamped to 50)"
+    assert lines[1].split() == ["#", "bm25", "doc", "/", "section", "#part"]
+    assert lines[2].split()[0] == "1" and lines[2].split()[2] == "#1"  # BM25 score, rank 1
+    assert lines[-1].startswith("(bm25 = BM25 score; #n = rank in that list")
+
+
+def _cells(place: dict[str, Any] | None, fusion: bool = False) -> list[str]:
+    if place is None:
+        return ["-"]
+    return [f"{place['score']:.3f}"] + ([] if fusion else [f"#{place['rank']}"])
+
+
+def test_search_table_shows_what_ranked_each_hit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hybrid: a column per list (fusion value, cosine and rank, BM25 and rank), '-' where
+    a hit was not among a list's candidates; the same numbers as ``--json``."""
+    monkeypatch.setenv("SECTIO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    monkeypatch.setenv("SECTIO_HYBRID_POOL_MIN", "3")
+    monkeypatch.setenv("SECTIO_HYBRID_POOL_FACTOR", "1")
+    # dense (the fake embedder counts stopwords) favours the stopword-heavy chunks;
+    # BM25 sees only "zebra": with pools of 3, the zebra chunks are BM25-only hits
+    rows = [chunk(f"s{i}", "body", 0, "the of and " * (i + 1) + f"filler{i}") for i in range(5)]
+    rows.append(chunk("zebra", "body", 0, "zebra stripes grassland savanna herd migration"))
+    rows.append(chunk("zebra2", "body", 0, "a zebra and the plains of africa and more words"))
+    assert main(["ingest", str(write_jsonl(tmp_path / "z.jsonl", rows)), "-c", "z"]) == 0
+    argv = ["search", "the of and zebra", "-c", "z", "-k", "3"]
+    hits = _json(capsys, [*argv, "--json"])["hits"]
+    assert isinstance(hits, list)
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["#", "fusion", "cosine", "bm25", "doc", "/", "section", "#part"]
+    table = lines[1:-1:2]  # each hit's row (its text follows it)
+    assert len(table) == len(hits) == 3
+    for hit, row in zip(hits, table, strict=True):
+        s = hit["scores"]
+        cells = [str(hit["rank"]), *_cells(s["fusion"], fusion=True), *_cells(s["dense"])]
+        cells += [*_cells(s["bm25"]), hit["doc_id"], "/", "body", "#0"]
+        assert row.split() == cells
+    bm25_only = [r for r, h in zip(table, hits, strict=True) if h["scores"]["dense"] is None]
+    assert bm25_only and all(
+        r.split()[2] == "-" and r.split()[4].startswith("#") for r in bm25_only
+    )
+    assert "cosine = dense similarity" in lines[-1] and "bm25 = BM25 score" in lines[-1]
 
 
 def test_search_errors_are_one_line(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from sectio import Sectio, Settings
+from sectio.contract.result import ListScore
 from sectio.errors import ConfigError, UnknownFilter
 from sectio.retrieve.search import MODES, FusionParams, clamp_top_k
 from sectio.retrieve.search import search as run_search
@@ -226,6 +227,68 @@ def test_hybrid_fuses_dense_and_lexical(fusion_sectio: Sectio) -> None:
     assert hybrid.details["fused"] == ["dense", "bm25"]
 
 
+@pytest.mark.parametrize("rrf_k", [1, 3, 60])
+def test_hybrid_hits_say_what_ranked_them(fusion_sectio: Sectio, rrf_k: int) -> None:
+    """Each hybrid hit names its fused rank and value and its place in each list."""
+    params = FusionParams(rrf_k=rrf_k, pool_min=3, pool_factor=1)
+
+    def run(mode: str, top_k: int) -> Any:
+        coll, embedder = fusion_sectio.collection("z"), fusion_sectio.embedder
+        return run_search(
+            coll, embedder, QUERY, tenant="default", top_k=top_k, mode=mode, params=params
+        )
+
+    hybrid = run("hybrid", 3)  # pools of 3 out of 7 chunks
+    pool = hybrid.details["pool"]
+    dense = {h.chunk_id: h for h in run("dense", pool).hits}
+    bm25 = {h.chunk_id: h for h in run("lexical", pool).hits}
+    k, weights = hybrid.details["rrf_k"], hybrid.details["weights"]
+    fusion = [h.scores["fusion"] for h in hybrid.hits if h.scores]
+    # the fused ranks are the displayed order, and their values never rise down the list
+    assert [f.rank for f in fusion if f] == [h.rank for h in hybrid.hits] == [1, 2, 3]
+    values = [f.score for f in fusion if f]
+    assert values == sorted(values, reverse=True)
+    bm25_only = 0
+    for hit in hybrid.hits:
+        assert hit.scores is not None and list(hit.scores) == ["fusion", "dense", "bm25"]
+        d, b = hit.scores["dense"], hit.scores["bm25"]
+        if hit.chunk_id in dense:  # a dense candidate: its dense-mode rank and cosine
+            assert d is not None and d.rank == dense[hit.chunk_id].rank
+            assert d.score == pytest.approx(_cos(QUERY, hit.text), abs=1e-5) == hit.score
+        else:
+            assert d is None and hit.score == 0.0
+        if hit.chunk_id in bm25:  # a BM25 candidate: its lexical-mode rank and BM25 score
+            assert b is not None and b.rank == bm25[hit.chunk_id].rank
+            assert b == (bm25[hit.chunk_id].scores or {})["bm25"]
+            assert b.score > 0
+        else:
+            assert b is None
+        bm25_only += d is None and b is not None
+        # the fused value is the weighted reciprocal rank sum of the places shown, as
+        # Qdrant computes it: 1 / (rank / weight + k - 1), rank from 1
+        places = [(w, x) for w, x in zip(weights, (d, b), strict=True) if x is not None]
+        expected = sum(1 / (x.rank / w + k - 1) for w, x in places)
+        assert hit.scores["fusion"] is not None
+        assert hit.scores["fusion"].score == pytest.approx(expected, rel=1e-5)
+    assert bm25_only == hybrid.details["lexical_only_hits"] > 0
+
+
+def test_dense_and_lexical_hits_name_their_one_list(filtered: Sectio) -> None:
+    opts: dict[str, Any] = {"collection": "f", "tenant": "default"}
+    dense = filtered.search("ibuprofen dose", mode="dense", **opts)
+    assert dense.hits
+    for hit in dense.hits:
+        assert hit.scores == {"dense": ListScore(rank=hit.rank or 0, score=hit.score)}
+    lexical = filtered.search("ibuprofen dose", mode="lexical", **opts)
+    assert lexical.hits
+    bm25 = [h.scores["bm25"] for h in lexical.hits if h.scores and list(h.scores) == ["bm25"]]
+    assert [x.rank for x in bm25 if x] == [h.rank for h in lexical.hits]
+    assert all(x and x.score > 0 for x in bm25) and all(h.score == 0.0 for h in lexical.hits)
+    # hybrid with no BM25 term (stopwords only) is the dense list, unfused
+    stop = filtered.search("the and of", mode="hybrid", **opts)
+    assert all(h.scores and list(h.scores) == ["dense"] for h in stop.hits)
+
+
 def test_rrf_k_and_pool_are_reported(tmp_path: Path, small_corpus: Path) -> None:
     with Sectio(
         Settings(
@@ -303,6 +366,14 @@ def test_vietnamese_folded_and_exact_are_fused(tmp_path: Path, sectio: Sectio) -
     assert hybrid.details["fused"] == ["dense", "bm25", "bm25_folded"]
     assert hybrid.details["weights"] == [1.0, 0.6, 0.6]
     assert hybrid.hits[0].doc_id == "exact"
+    # each hit names its place in both BM25 lists (the exact one misses the variant)
+    top = exact.hits[0].scores or {}
+    assert list(top) == ["fusion", "bm25", "bm25_folded"]
+    assert top["bm25"] is not None and top["bm25"].rank == 1
+    assert top["bm25_folded"] is not None and top["bm25_folded"].rank == 1
+    variant = next(h.scores or {} for h in exact.hits if h.doc_id == "variant")
+    assert variant["bm25"] is None and variant["bm25_folded"] is not None
+    assert list(hybrid.hits[0].scores or {}) == ["fusion", "dense", "bm25", "bm25_folded"]
 
 
 def test_russian_profile_stems(tmp_path: Path, sectio: Sectio) -> None:
@@ -363,3 +434,13 @@ def test_one_pass_fusion_equals_the_two_query_path(fusion_sectio: Sectio, top_k:
             assert [(h.chunk_id, round(h.score, 6)) for h in fast.hits] == [
                 (h.chunk_id, round(h.score, 6)) for h in slow.hits
             ]
+            assert [_rounded(h.scores) for h in fast.hits] == [
+                _rounded(h.scores) for h in slow.hits
+            ]
+
+
+def _rounded(scores: dict[str, ListScore | None] | None) -> dict[str, Any]:
+    return {
+        name: None if x is None else (x.rank, round(x.score, 6))
+        for name, x in (scores or {}).items()
+    }

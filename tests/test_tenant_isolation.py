@@ -105,8 +105,11 @@ class TenantBlindIndex:
         limit: int,
         where: Where | None = None,
         idf_where: Where | None = None,
+        with_payload: bool = True,
     ) -> list[StoredPoint]:
-        return self.inner.search_sparse(name, vector, limit, self._blind(where), idf_where)
+        return self.inner.search_sparse(
+            name, vector, limit, self._blind(where), idf_where, with_payload=with_payload
+        )
 
     def search_fused(
         self,

@@ -107,8 +107,12 @@ def test_library_search_span_and_outgoing_traceparent(
     assert search.attributes is not None and search.attributes["sectio.mode"] == "hybrid"
     engine = [s for s in done if s.name.startswith("sectio.engine.")]
     assert all(parent_of(s) == search.context.span_id for s in engine)
-    # traced, the index keeps its capabilities: one fused query naming its dense list
-    assert [s.name for s in engine] == ["sectio.engine.search_fused_dense_scored"]
+    # traced, the index keeps its capabilities: one fused query naming its dense list,
+    # then the BM25 list asked again (ids only) to show each hit's BM25 rank
+    assert [s.name for s in engine] == [
+        "sectio.engine.search_fused_dense_scored",
+        "sectio.engine.search_sparse",
+    ]
     assert engine[0].attributes == {"sectio.hits": 3}
 
 

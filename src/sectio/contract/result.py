@@ -17,6 +17,24 @@ from sectio.contract.record import SourceRef
 Decision = Literal["ANSWERABLE", "ABSTAIN", "VERIFY_SOURCE"]
 
 
+class ListScore(BaseModel):
+    """A hit's place in one ranked list: its ``rank`` there (from 1) and that list's ``score``.
+
+    Search names its lists ``fusion`` (the reciprocal rank fusion value; its rank
+    is the hit's rank), ``dense`` (cosine similarity), ``bm25`` and
+    ``bm25_folded`` (BM25 scores, exact and accent-folded).
+
+    Example:
+        >>> ListScore(rank=2, score=0.571).model_dump()
+        {'rank': 2, 'score': 0.571}
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    rank: int
+    score: float
+
+
 class Evidence(BaseModel):
     """One piece of evidence: a chunk, its score, its provenance."""
 
@@ -40,6 +58,10 @@ class Evidence(BaseModel):
     has_quarantined_content: bool = False
     parent_id: str | None = None
     pooled: bool = False
+    #: Search hits: what ranked the hit, by list name (see :class:`ListScore`). Every list
+    #: the search ran is a key; its value is None when the hit was not among that list's
+    #: candidates (a BM25-only hit has ``dense: None``). None outside search.
+    scores: dict[str, ListScore | None] | None = None
 
     @classmethod
     def from_payload(

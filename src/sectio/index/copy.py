@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sectio.errors import CollectionNotFound, CountMismatch, ManifestMissing, VectorSizeError
+from sectio.index.filters import Where
 from sectio.index.manifest import Manifest, assert_compatible, check_serving
 from sectio.index.port import (
     IndexBackend,
@@ -208,17 +209,47 @@ def _copy_points(
     Raises:
         VectorSizeError: a point lacks its dense vector or has the wrong length.
     """
+    copy_points(
+        source,
+        target,
+        None,
+        manifest,
+        batch_size=batch_size,
+        progress=progress,
+        label=repr(src_name),
+    )
+    return target.index.count()
+
+
+def copy_points(
+    source: VectorIndex,
+    target: LoadTarget,
+    where: Where | None,
+    manifest: Manifest,
+    *,
+    batch_size: int = 256,
+    progress: Callable[[int, int], None] | None = None,
+    label: str = "the live version",
+) -> int:
+    """Scroll the points of ``source`` matching ``where`` with their vectors (no
+    re-embedding) into ``target``, in batches; how many were copied.
+
+    A load that replaces one tenant of a shared collection keeps the other
+    tenants' points this way (see :mod:`sectio.ingest.tenancy`).
+
+    Raises:
+        VectorSizeError: a point lacks its dense vector or has the wrong length.
+    """
     expected = manifest.chunk_count
     copied = 0
     offset: str | None = None
     while True:
-        page, offset = source.scroll(None, limit=batch_size, offset=offset, with_vectors=True)
+        page, offset = source.scroll(where, limit=batch_size, offset=offset, with_vectors=True)
         points = []
         for p in page:
             if p.dense is None or not _dense_fits(p.dense, manifest):
                 raise VectorSizeError(
-                    f"point {p.id} of {src_name!r} has no dense vector of length "
-                    f"{manifest.dimensions}"
+                    f"point {p.id} of {label} has no dense vector of length {manifest.dimensions}"
                 )
             points.append(
                 PointData(id=p.id, dense=p.dense, sparse=p.sparse or {}, payload=p.payload)
@@ -229,7 +260,7 @@ def _copy_points(
             progress(copied, expected)
         if offset is None or not page:
             break
-    return target.index.count()
+    return copied
 
 
 def serving_gate(name: str, model_id: str, dimensions: int) -> Callable[[Manifest], None]:
@@ -250,4 +281,4 @@ def _dense_fits(dense: StoredDense, manifest: Manifest) -> bool:
     return rows.ndim == 2 and len(rows) >= 1 and rows.shape[1] == manifest.dimensions
 
 
-__all__ = ["TransferReport", "copy_collection", "serving_gate"]
+__all__ = ["TransferReport", "copy_collection", "copy_points", "serving_gate"]

@@ -31,6 +31,7 @@ from qdrant_edge import (
 )
 
 from sectio.contract.profile import LexicalSettings
+from sectio.errors import IndexError_
 from sectio.index.port import BM25, BM25_FOLDED, SparseVec
 
 _PROBE_K = 1.2  # any k > 0 works: with b=0, weight = tf*(k+1)/(tf+k) is invertible
@@ -80,14 +81,30 @@ class LexicalEncoder:
 
     def fit_documents(self, texts: Sequence[str]) -> list[dict[str, SparseVec]]:
         """Sparse vectors for every document; sets ``avg_len`` from these documents."""
+        return self._documents(texts, fit=True)
+
+    def encode_documents(self, texts: Sequence[str]) -> list[dict[str, SparseVec]]:
+        """Sparse vectors for every document with the ``avg_len`` already set (a tenant
+        joining a collection is weighted as the collection was fitted).
+
+        Raises:
+            IndexError_: ``avg_len`` is not set for every BM25 vector.
+        """
+        missing = [name for name in self.names if name not in self.avg_len]
+        if missing:
+            raise IndexError_(f"no BM25 avg_len for {', '.join(missing)}: fit first")
+        return self._documents(texts, fit=False)
+
+    def _documents(self, texts: Sequence[str], *, fit: bool) -> list[dict[str, SparseVec]]:
         k, b = self.settings.k, self.settings.b
         out: list[dict[str, SparseVec]] = [{} for _ in texts]
         for name in self.names:
             tfs = [self._term_freqs(name, t) for t in texts]
             lengths = [sum(values) for _, values in tfs]
-            avg = (sum(lengths) / len(lengths)) if lengths else 1.0
-            avg = avg if avg > 0 else 1.0
-            self.avg_len[name] = avg
+            if fit:
+                avg = (sum(lengths) / len(lengths)) if lengths else 1.0
+                self.avg_len[name] = avg if avg > 0 else 1.0
+            avg = self.avg_len[name]
             for i, ((indices, values), dl) in enumerate(zip(tfs, lengths, strict=True)):
                 norm = k * (1.0 - b + b * dl / avg)
                 weights = tuple(tf * (k + 1.0) / (tf + norm) for tf in values)

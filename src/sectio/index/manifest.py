@@ -45,6 +45,9 @@ BINDING_FIELDS = (
     "dense_window_tokens",
 )
 
+#: What every tenant sharing a collection must agree on (all but the corpus identity).
+SETTINGS_FIELDS = tuple(f for f in BINDING_FIELDS if f not in ("corpus_sha256", "chunk_count"))
+
 INDEX_TEXT_VERSION = "doc_title+section_title+text/v1"
 
 
@@ -72,12 +75,20 @@ class Manifest(BaseModel):
     dense_window_tokens: int = 0
     embed_batch_size: int | None = None
     source: str | None = None
+    #: Each tenant's corpus in a collection that tenants share: tenant ->
+    #: ``{"corpus_sha256", "chunk_count", "source"}``; ``corpus_sha256`` and ``chunk_count``
+    #: above are then the whole collection's. Empty in manifests written before it.
+    tenants: dict[str, dict[str, Any]] = Field(default_factory=dict)
     sectio_version: str = __version__
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
 
     def differences(self, other: Manifest) -> list[str]:
         """Binding fields whose values differ, in :data:`BINDING_FIELDS` order."""
         return [f for f in BINDING_FIELDS if getattr(self, f) != getattr(other, f)]
+
+    def setting_differences(self, other: Manifest) -> list[str]:
+        """The :data:`SETTINGS_FIELDS` whose values differ (the corpus aside)."""
+        return [f for f in SETTINGS_FIELDS if getattr(self, f) != getattr(other, f)]
 
 
 def assert_compatible(existing: Manifest, incoming: Manifest) -> None:

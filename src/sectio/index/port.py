@@ -105,6 +105,24 @@ class StoredPoint:
     sparse: dict[str, SparseVec] | None = None
 
 
+@dataclass(frozen=True)
+class ListRank:
+    """A point's place in one ranked candidate list: ``rank`` from 1, and that list's score.
+
+    Example:
+        >>> ListRank(rank=1, score=0.82)
+        ListRank(rank=1, score=0.82)
+    """
+
+    rank: int
+    score: float
+
+
+def list_ranks(points: Sequence[StoredPoint]) -> dict[str, ListRank]:
+    """Each point's :class:`ListRank` in ``points`` (best first), by point id."""
+    return {p.id: ListRank(i + 1, float(p.score or 0.0)) for i, p in enumerate(points)}
+
+
 #: A dense value read back: a vector, or a tuple of window vectors (multivector index).
 StoredDense = tuple[float, ...] | tuple[tuple[float, ...], ...]
 
@@ -186,8 +204,13 @@ class VectorIndex(Protocol):
         limit: int,
         where: Where | None = None,
         idf_where: Where | None = None,
+        with_payload: bool = True,
     ) -> list[StoredPoint]:
-        """Best BM25 matches on sparse vector ``name``; IDF over ``idf_where`` if given."""
+        """Best BM25 matches on sparse vector ``name``; IDF over ``idf_where`` if given.
+
+        ``with_payload=False`` returns ids and scores only (payload ``{}``): hybrid
+        search ranks each BM25 list this way to say where a fused hit came from.
+        """
         ...
 
     def search_fused(
@@ -246,9 +269,9 @@ class LocalStore(Protocol):
 class DenseScoredFusion(Protocol):
     """Optional capability of a :class:`VectorIndex`: hybrid fusion that also names its dense list.
 
-    Hybrid search reports each hit's dense similarity, and 0.0 for a hit that
-    was not among the dense candidates; an index without this capability is
-    asked with a second, ids-only dense query instead (same result).
+    Hybrid search reports each hit's dense rank and similarity, and none for a
+    hit that was not among the dense candidates; an index without this
+    capability is asked with a second, ids-only dense query instead (same result).
     """
 
     def search_fused_dense_scored(
@@ -260,9 +283,10 @@ class DenseScoredFusion(Protocol):
         where: Where | None,
         rrf_k: int,
         weights: Sequence[float] | None = None,
-    ) -> tuple[list[StoredPoint], dict[str, float]]:
-        """``search_fused`` (same ranking), and the dense similarity of the hits that were
-        dense candidates, by point id (a hit missing from it is lexical-only)."""
+    ) -> tuple[list[StoredPoint], dict[str, ListRank]]:
+        """``search_fused`` (same ranking), and the dense rank (from 1, among the ``pool``
+        dense candidates) and similarity of the hits that were dense candidates, by
+        point id (a hit missing from it is lexical-only)."""
         ...
 
 

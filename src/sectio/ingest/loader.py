@@ -12,7 +12,9 @@
 7. compare the collection's count with the chunk count (``CountMismatch``);
 then optimize, and switch the new version live. A refused or failed load leaves
 the store as it was. Re-loading the identical corpus (same manifest, every point
-present) writes nothing: it reports ``converged`` with ``upserted=0``.
+present) writes nothing: it reports ``converged`` with ``upserted=0``. Tenants
+share a collection tenant by tenant (:mod:`sectio.ingest.tenancy`): a new tenant
+is ``added`` in place; replacing one keeps the others' points.
 """
 
 from __future__ import annotations
@@ -30,18 +32,29 @@ from sectio.contract.profile import CorpusProfile
 from sectio.contract.record import ChunkRecord, corpus_sha256
 from sectio.embed.cache import CachedEmbedder
 from sectio.errors import CountMismatch, ManifestMissing, VectorSizeError
+from sectio.index.copy import copy_points
+from sectio.index.filters import AnyOf, Where
 from sectio.index.ids import point_id_for
 from sectio.index.lexical import LexicalEncoder
 from sectio.index.manifest import Manifest, assert_compatible
 from sectio.index.port import IndexBackend, IndexSpec, LoadTarget, PointData
 from sectio.ingest.chunking import dense_windows
+from sectio.ingest.tenancy import (
+    check_unique_ids,
+    collection_digest,
+    held_tenants,
+    merged_manifest,
+    plan_tenants,
+    tenant_corpora,
+)
 
 ProgressFn = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
 class IngestReport:
-    """What a load did. ``action`` is ``created``, ``converged`` or ``replaced``."""
+    """What a load did. ``action`` is ``created``, ``added`` (a tenant joined the
+    collection), ``converged`` or ``replaced``; ``collection_count`` counts every tenant."""
 
     collection: str
     source: str
@@ -127,6 +140,10 @@ class _Plan:
     sparse: list[Any] | None
     #: The collection's count when nothing needs writing (an identical corpus), else None.
     unchanged_count: int | None = None
+    #: The live points a staged version keeps (the other tenants'), None for none.
+    keep: Where | None = None
+    #: True: BM25 document weights fitted on this load; False: the collection's ``avg_len``.
+    refit: bool = True
 
 
 def _plan_load(
@@ -136,43 +153,147 @@ def _plan_load(
     profile: CorpusProfile,
     replace: bool,
     build: Callable[..., Manifest],
+    source: str | None = None,
 ) -> _Plan:
     """Steps 1-2: the incoming manifest and the compatibility gate (nothing written).
 
+    A collection with per-tenant corpora is planned tenant by tenant
+    (:mod:`sectio.ingest.tenancy`); one without (new, or an old manifest holding
+    only the tenants loaded) as one corpus.
+
     Raises:
-        CorpusMismatch: another corpus is loaded and ``replace`` is False.
+        CorpusMismatch: another corpus is loaded and ``replace`` is False (see tenancy).
         ManifestMissing: the collection holds points but has no manifest.
+        ContractError: chunk ids already belong to another tenant's points.
     """
     lexical = LexicalEncoder(profile.lexical)
     texts = [r.index_text() for r in records]
-    digest = corpus_sha256(records)
+    corpora = tenant_corpora(records, source)
     exists = backend.exists(name)
     existing = backend.read_manifest(name) if exists else None
-    # The BM25 fit (a tokenizer pass over the corpus) only matters if we write.
-    sparse = None if _known_fit(lexical, existing, digest) else lexical.fit_documents(texts)
-    manifest = build(lexical, profile, digest=digest)
-    plan = _Plan("created", True, manifest, lexical, texts, sparse)
-    if not exists:
-        return plan
-    if existing is None:
+    if exists and existing is None:
         held = backend.point_count(name)
         if held:
             raise ManifestMissing(
                 f"collection {name!r} holds {held} points but no manifest; refusing to write"
             )
-    elif existing.differences(plan.manifest):
+    tenants = _held(backend, name, existing, corpora) if existing is not None else {}
+    if existing is not None and tenants:
+        shared = _Shared(backend, name, records, existing, tenants, corpora, profile)
+        return _plan_shared(shared, _Plan("", True, existing, lexical, texts, None), build, replace)
+    digest = _digest(existing, corpora, records)
+    # The BM25 fit (a tokenizer pass over the corpus) only matters if we write.
+    sparse = None if _known_fit(lexical, existing, digest) else lexical.fit_documents(texts)
+    manifest = build(lexical, profile, digest=digest).model_copy(update={"tenants": corpora})
+    plan = _Plan("created", True, manifest, lexical, texts, sparse)
+    if existing is None:
+        return plan
+    if existing.differences(plan.manifest):
         if not replace:
             assert_compatible(existing, plan.manifest)
         plan.action = "replaced"
     else:
-        plan.action, plan.staged = "converged", False
-        plan.manifest = plan.manifest.model_copy(update={"created_at": existing.created_at})
-        held = backend.point_count(name)
-        if held == len(records):
-            # The same corpus, model and settings, every point present: nothing to write
-            # (no embedding, upsert or optimize). A short count falls through and
-            # re-upserts in place, which repairs it.
-            plan.unchanged_count = held
+        _converge(plan, existing, backend.point_count(name), len(records))
+    return plan
+
+
+def _converge(plan: _Plan, existing: Manifest, held: int, loaded: int) -> None:
+    """The same corpus: written in place, and not at all when every point is there
+    (no embedding, upsert or optimize); a short count re-upserts in place (a repair)."""
+    plan.action, plan.staged = "converged", False
+    plan.manifest = plan.manifest.model_copy(update={"created_at": existing.created_at})
+    if held == loaded:
+        plan.unchanged_count = held
+
+
+def _digest(
+    existing: Manifest | None, corpora: dict[str, Any], records: Sequence[ChunkRecord]
+) -> str:
+    """The load's corpus sha256 (:func:`collection_digest`); against a manifest written
+    before per-tenant digests, its whole-corpus sha256 when that is the one it holds."""
+    digest = collection_digest(corpora)
+    if existing is not None and not existing.tenants and len(corpora) > 1:
+        whole = corpus_sha256(records)
+        if existing.corpus_sha256 == whole:
+            return whole
+    return digest
+
+
+def _held(
+    backend: IndexBackend, name: str, existing: Manifest, corpora: dict[str, Any]
+) -> dict[str, Any]:
+    """The tenants ``name`` holds ({} for an old manifest holding only ``corpora``'s)."""
+    if existing.tenants:
+        return dict(existing.tenants)
+    index = backend.open(name)
+    try:
+        return held_tenants(existing, index, list(corpora))
+    finally:
+        index.close()
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """A load into a collection with per-tenant corpora: what it holds and what comes."""
+
+    backend: IndexBackend
+    name: str
+    records: Sequence[ChunkRecord]
+    existing: Manifest
+    held: dict[str, Any]
+    corpora: dict[str, Any]
+    profile: CorpusProfile
+
+
+def _plan_shared(
+    shared: _Shared, plan: _Plan, build: Callable[..., Manifest], replace: bool
+) -> _Plan:
+    """Plan a load tenant by tenant (see :func:`sectio.ingest.tenancy.plan_tenants`).
+
+    The load's documents are weighted with the collection's BM25 fit unless the
+    whole collection is rebuilt; chunk ids are checked against the other tenants'.
+
+    Raises:
+        CorpusMismatch: see :func:`~sectio.ingest.tenancy.plan_tenants`.
+        ContractError: chunk ids already belong to another tenant's points.
+    """
+    existing, held, corpora, lexical = shared.existing, shared.held, shared.corpora, plan.lexical
+    fitted = existing.bm25.get("avg_len") or {}
+    lexical.avg_len = {str(k): float(v) for k, v in fitted.items()}
+    digest = collection_digest(corpora)
+    incoming = merged_manifest(build(lexical, shared.profile, digest=digest), held, corpora)
+    decided = plan_tenants(existing, incoming, held, corpora, replace=replace)
+    if decided.refit:  # the whole collection rebuilt: this load's own fit and manifest
+        sparse = lexical.fit_documents(plan.texts)
+        manifest = build(lexical, shared.profile, digest=digest)
+        return _Plan(
+            "replaced",
+            True,
+            manifest.model_copy(update={"tenants": corpora}),
+            lexical,
+            plan.texts,
+            sparse,
+        )
+    plan.action, plan.staged, plan.keep, plan.refit = (
+        decided.action,
+        decided.staged,
+        decided.keep,
+        False,
+    )
+    plan.manifest = incoming
+    index = shared.backend.open(shared.name)
+    try:
+        if set(held) - set(corpora):
+            ids = [point_id_for(r.chunk_id) for r in shared.records]
+            check_unique_ids(index, shared.name, ids, shared.records)
+        loaded = index.count(Where.of(AnyOf("tenant", tuple(corpora))))
+        total = index.count()
+    finally:
+        index.close()
+    if decided.action != "replaced":
+        plan.manifest = incoming.model_copy(update={"created_at": existing.created_at})
+    if decided.action == "converged" and loaded == len(shared.records):
+        plan.unchanged_count = total
     return plan
 
 
@@ -226,7 +347,10 @@ def _write_points(
     """Steps 4-6: the manifest, then every record embedded and upserted in batches;
     returns how many points were written."""
     target.write_manifest(plan.manifest)
-    sparse = plan.sparse if plan.sparse is not None else plan.lexical.fit_documents(plan.texts)
+    sparse = plan.sparse
+    if sparse is None:
+        lexical = plan.lexical
+        sparse = (lexical.fit_documents if plan.refit else lexical.encode_documents)(plan.texts)
     total = len(records)
     upserted = 0
     # Shortest texts first: each batch then holds texts of about one length, so
@@ -278,7 +402,9 @@ def load_records(
     the source was taken for, and why) is passed through to the report.
 
     Raises:
-        CorpusMismatch: another corpus is loaded and ``replace`` is False.
+        CorpusMismatch: another corpus is loaded and ``replace`` is False; or a load
+            would change the settings other tenants share (see tenancy).
+        ContractError: chunk ids already belong to another tenant's points.
         ManifestMissing: the collection holds points but has no manifest.
         VectorSizeError: the embedder produced a vector of the wrong length.
         CountMismatch: the collection's count differs from the chunk count afterwards.
@@ -311,7 +437,7 @@ def load_records(
         batch_size=batch_size,
         source=source,
     )
-    plan = _plan_load(backend, name, records, profile, replace, build)
+    plan = _plan_load(backend, name, records, profile, replace, build, source or None)
     if plan.unchanged_count is not None:
         return report(plan.action, upserted=0, count=plan.unchanged_count)
     spec = IndexSpec(
@@ -321,15 +447,33 @@ def load_records(
         multivector=dense_window_tokens > 0,
     )
     target = backend.load_target(name, spec, staged=plan.staged)
-    upserted, count = _fill(
-        target,
-        name,
-        len(records),
-        lambda: _write_points(
+    keep = plan.keep
+
+    def write() -> int:
+        if keep is not None:  # the other tenants' points, as they are
+            _copy_kept(backend, name, target, keep, plan.manifest, batch_size)
+        return _write_points(
             target, records, plan, embedder, batch_size, dense_window_tokens, progress
-        ),
-    )
+        )
+
+    upserted, count = _fill(target, name, plan.manifest.chunk_count, write)
     return report(plan.action, upserted=upserted, count=count)
+
+
+def _copy_kept(
+    backend: IndexBackend,
+    name: str,
+    target: LoadTarget,
+    keep: Where,
+    manifest: Manifest,
+    batch_size: int,
+) -> int:
+    """Copy the live version's points matching ``keep`` into a staged ``target``."""
+    live = backend.open(name)
+    try:
+        return copy_points(live, target, keep, manifest, batch_size=batch_size)
+    finally:
+        live.close()
 
 
 def _fill(

@@ -1,7 +1,9 @@
 """How hybrid lists are widened and fused: one :class:`FusionParams`, read by every fused query.
 
 Reciprocal rank fusion inside the engine: each list contributes
-``weight / (rrf_k + rank)`` (rank from 0) to a point's fusion value. The
+``1 / (rank / weight + rrf_k - 1)`` (rank from 1; Qdrant's weighted RRF, which
+is the paper's ``1 / (rrf_k + rank - 1)`` at weight 1) to a point's fusion
+value; search shows each hit's rank in each list (``Evidence.scores``). The
 values come from settings (``SECTIO_RRF_K``, ``SECTIO_HYBRID_*``), chosen on
 SciFact train (see the README's results table).
 

@@ -10,12 +10,26 @@
   ``top_k`` (:meth:`FusionParams.pool`), fused inside Qdrant with reciprocal
   rank fusion (``rrf_k`` from settings; weights optional), cut to ``top_k``.
 
-Scores: every hit reports ``score`` = its dense cosine similarity with the
-query (in a collection with dense windows, its best window's; ``details``
-then names ``dense_window_tokens``), and ``0.0`` when it was not among the
-dense candidates (a lexical-only hit; every lexical-mode hit). The fusion
-value is a ranking signal on another scale and is never presented as a
-confidence. ``rank`` is the position.
+Scores: every hit says what ranked it. ``scores`` holds, by list name, the
+hit's place (:class:`~sectio.contract.result.ListScore`: ``rank`` from 1 and
+that list's ``score``) in every list the search ran: ``dense`` (cosine
+similarity; in a collection with dense windows, the best window's, and
+``details`` names ``dense_window_tokens``), ``bm25`` and ``bm25_folded`` (BM25
+scores), and, when lists were fused, ``fusion`` (the reciprocal rank fusion
+value, a ranking signal on its own scale, never a confidence; its rank is the
+hit's ``rank``, the position). A list the hit was not among the candidates of
+(``pool`` deep) is ``None``: a BM25-only hybrid hit has ``dense: None``.
+``score`` stays the dense cosine, ``0.0`` without one (a BM25-only hit; every
+lexical-mode hit).
+
+Cost: Qdrant's fusion query returns the fused list only, not its prefetch
+lists. The dense list is known already (see :func:`_hybrid`); each BM25 list
+is asked once more, ids and scores only, ``pool`` deep: one extra sparse
+query per BM25 vector in hybrid search (and in lexical search that fuses an
+exact and a folded vector): about one BM25 top-``pool`` search, ~0.3 ms at 20k
+chunks (``benchmarks/search.py --skip-scifact --n 20000``, two alternated runs
+before/after, 2026-12-01, 2 cores at load 12-13: hybrid engine p50 1.61 -> 1.91
+and 1.21 -> 1.53 ms; BM25 alone 0.25-0.28 ms).
 
 ``top_k`` is clamped to [1, 50]; the result reports the requested and applied
 values and ``clamped``. Tenant scoping: the tenant condition is part of every
@@ -37,7 +51,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from sectio.contract.result import Evidence, SearchResult
+from sectio.contract.result import Evidence, ListScore, SearchResult
 from sectio.embed.port import Embedder
 from sectio.errors import ConfigError
 from sectio.index.collection import Collection
@@ -45,10 +59,13 @@ from sectio.index.filters import Where
 from sectio.index.port import (
     BM25,
     BM25_FOLDED,
+    DENSE,
     DenseScoredFusion,
+    ListRank,
     SparseVec,
     StoredPoint,
     VectorIndex,
+    list_ranks,
 )
 from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.reads import TenantGuard, keep_tenant, scoped
@@ -56,6 +73,9 @@ from sectio.retrieve.search_filters import Filters, build_where
 
 Mode = Literal["hybrid", "dense", "lexical"]
 MODES: tuple[str, ...] = ("hybrid", "dense", "lexical")
+
+#: One ranked list's places (rank from 1, the list's score), by point id.
+Ranks = dict[str, ListRank]
 
 TOP_K_MIN, TOP_K_MAX = 1, 50
 #: The most an internal caller (evaluation) may ask for past the public clamp.
@@ -111,17 +131,13 @@ def search(
     if mode != "lexical" and collection.manifest.dense_window_tokens:
         # a hit's score is then its best window's cosine: say so with the result
         details["dense_window_tokens"] = collection.manifest.dense_window_tokens
-    points, cosines = _ranked(collection.index, mode, qvec, sparse, n, where, params, details)
+    points, lists = _ranked(collection.index, mode, qvec, sparse, n, where, params, details)
     points = guard.keep(points, tenant, "search")
-    # lexical: no similarity to report
-    scores = [0.0] * len(points) if cosines is None else [cosines.get(p.id, 0.0) for p in points]
+    dense = lists.get(DENSE, {})
     if mode == "hybrid" and sparse:
-        details["lexical_only_hits"] = sum(1 for p in points if p.id not in (cosines or {}))
+        details["lexical_only_hits"] = sum(1 for p in points if p.id not in dense)
     t3 = time.perf_counter()
-    hits = [
-        Evidence.from_payload(p.payload, score, rank=i + 1)
-        for i, (p, score) in enumerate(zip(points, scores, strict=True))
-    ]
+    hits = [_hit(p, i + 1, dense, lists) for i, p in enumerate(points)]
     return SearchResult(
         query=query,
         mode=mode,
@@ -141,6 +157,20 @@ def search(
     )
 
 
+def _hit(point: StoredPoint, rank: int, dense: Ranks, lists: dict[str, Ranks]) -> Evidence:
+    """One hit: ``score`` its cosine (0.0 without one), ``scores`` its place in each list."""
+    place = dense.get(point.id)
+    hit = Evidence.from_payload(point.payload, place.score if place else 0.0, rank=rank)
+    scores: dict[str, ListScore | None] = {}
+    if len(lists) > 1:  # the lists were fused: the fused list ranked the hits
+        scores["fusion"] = ListScore(rank=rank, score=float(point.score or 0.0))
+    for name, ranks in lists.items():
+        found = ranks.get(point.id)
+        scores[name] = ListScore(rank=found.rank, score=found.score) if found else None
+    hit.scores = scores
+    return hit
+
+
 def _ranked(
     index: VectorIndex,
     mode: str,
@@ -150,22 +180,22 @@ def _ranked(
     where: Where,
     params: FusionParams,
     details: dict[str, object],
-) -> tuple[list[StoredPoint], dict[str, float] | None]:
-    """The engine's ranking for ``mode``, best first, and each hit's dense similarity by
-    point id (None in lexical mode; a hybrid hit missing from it is lexical-only).
+) -> tuple[list[StoredPoint], dict[str, Ranks]]:
+    """The engine's ranking for ``mode``, best first, and every list it was made from:
+    each list's places by point id (``dense``, then the BM25 vectors, in fusion order).
 
     Hybrid without BM25 tokens (all stopwords) is the dense list. Records the lexical
     vectors used in ``details``.
     """
     if mode == "lexical":
         details["lexical_vectors"] = list(sparse)
-        return _lexical(index, sparse, n, where, params, details), None
+        return _lexical(index, sparse, n, where, params, details)
     assert qvec is not None
     if mode == "dense" or not sparse:
         if mode != "dense":
             details["lexical_vectors"] = []
         points = index.search_dense(qvec, n, where)
-        return points, {p.id: float(p.score or 0.0) for p in points}
+        return points, {DENSE: list_ranks(points)}
     return _hybrid(index, qvec, sparse, n, where, params, details)
 
 
@@ -191,16 +221,29 @@ def _lexical(
     where: Where,
     params: FusionParams,
     details: dict[str, object],
-) -> list[StoredPoint]:
-    """BM25 top-n; exact and accent-folded BM25 (when both exist) fused inside the engine."""
+) -> tuple[list[StoredPoint], dict[str, Ranks]]:
+    """BM25 top-n and its lists; exact and accent-folded BM25 (when both exist) fused
+    inside the engine, each list then ranked once more, ids only (see the module doc)."""
     if not sparse:  # every query token was a stopword (or the query was empty)
-        return []
+        return [], {}
     if len(sparse) == 1:
         name, vec = next(iter(sparse.items()))
-        return index.search_sparse(name, vec, n, where)
+        points = index.search_sparse(name, vec, n, where)
+        return points, {name: list_ranks(points)}
     pool = params.pool(n)
     details.update({"pool": pool, "rrf_k": params.rrf_k, "fused": list(sparse)})
-    return _tie_break(index.search_fused(None, sparse, pool, n, where, params.rrf_k), {})
+    fused = _tie_break(index.search_fused(None, sparse, pool, n, where, params.rrf_k), {})
+    return fused, _sparse_lists(index, sparse, pool, where)
+
+
+def _sparse_lists(
+    index: VectorIndex, sparse: dict[str, SparseVec], pool: int, where: Where
+) -> dict[str, Ranks]:
+    """Each BM25 list a fusion took (``pool`` candidates under ``where``), ids and scores only."""
+    return {
+        name: list_ranks(index.search_sparse(name, vec, pool, where, with_payload=False))
+        for name, vec in sparse.items()
+    }
 
 
 def _hybrid(
@@ -211,15 +254,17 @@ def _hybrid(
     where: Where,
     params: FusionParams,
     details: dict[str, object],
-) -> tuple[list[StoredPoint], dict[str, float]]:
-    """The fused top-n, and the cosine of every dense candidate (by point id).
+) -> tuple[list[StoredPoint], dict[str, Ranks]]:
+    """The fused top-n, and the lists it fused: ``dense`` (rank and cosine of every
+    dense candidate), then each BM25 list.
 
     The fusion runs inside the engine (one query: a dense and a BM25 prefetch
     of ``pool`` each, reciprocal rank fusion, cut to ``n``). The dense
     candidates and their cosine similarity come from the index when it can
     name them (:class:`~sectio.index.port.DenseScoredFusion`, one graph
     traversal), else from a second, ids-only dense query with the same vector,
-    filter and pool. A fused hit outside them is a lexical-only hit: 0.0.
+    filter and pool. A fused hit outside them is a lexical-only hit. The BM25
+    lists are asked again, ids only (:func:`_sparse_lists`).
     """
     pool = params.pool(n)
     weights = params.weights(sparse_names=tuple(sparse))
@@ -227,19 +272,24 @@ def _hybrid(
         {"pool": pool, "rrf_k": params.rrf_k, "weights": weights, "fused": ["dense", *sparse]}
     )
     if isinstance(index, DenseScoredFusion):  # one dense traversal instead of two
-        fused, cosines = index.search_fused_dense_scored(
+        fused, dense = index.search_fused_dense_scored(
             qvec, sparse, pool, n, where, params.rrf_k, weights=weights
         )
     else:
         fused = index.search_fused(qvec, sparse, pool, n, where, params.rrf_k, weights=weights)
-        dense = index.search_dense(qvec, pool, where, with_payload=False)
-        cosines = {p.id: float(p.score or 0.0) for p in dense}
-    return _tie_break(fused, cosines), cosines
+        dense = list_ranks(index.search_dense(qvec, pool, where, with_payload=False))
+    lists = {DENSE: dense, **_sparse_lists(index, sparse, pool, where)}
+    return _tie_break(fused, dense), lists
 
 
-def _tie_break(points: list[StoredPoint], cosines: dict[str, float]) -> list[StoredPoint]:
+def _tie_break(points: list[StoredPoint], dense: Ranks) -> list[StoredPoint]:
     """Equal fusion values come back in no fixed order: break ties by cosine, then point id."""
-    return sorted(points, key=lambda p: (-(p.score or 0.0), -cosines.get(p.id, 0.0), p.id))
+    return sorted(points, key=lambda p: (-(p.score or 0.0), -_cosine(dense, p.id), p.id))
+
+
+def _cosine(dense: Ranks, point_id: str) -> float:
+    place = dense.get(point_id)
+    return place.score if place else 0.0
 
 
 __all__ = [

@@ -357,6 +357,13 @@ class IndexContract:
         with_word = {pid for pid, p in corpus.payloads.items() if "acidosis" in p["text"]}
         assert {h.id for h in index.search_sparse("bm25", q["bm25"], 100)} == with_word
 
+    def test_search_sparse_without_payload(self, index: VectorIndex, corpus: Corpus) -> None:
+        q = corpus.query("lactic acidosis")["bm25"]
+        full = index.search_sparse("bm25", q, 10)
+        bare = index.search_sparse("bm25", q, 10, with_payload=False)
+        assert [(h.id, h.score) for h in bare] == [(h.id, h.score) for h in full]
+        assert bare and all(h.payload == {} for h in bare)
+
     def test_search_fused(self, index: VectorIndex, corpus: Corpus) -> None:
         q = corpus.query("stomach bleeding")
         dense = corpus.dense_of("doc1#warnings#0")

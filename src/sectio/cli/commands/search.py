@@ -13,22 +13,48 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
-from sectio.contract.result import SearchResult
+from sectio.contract.result import ListScore, SearchResult
 from sectio.retrieve.search import MODES
 from sectio.retrieve.search_filters import FILTER_KEYS, parse_filter_args
 
+#: Column titles of the lists a search ranks by (``Evidence.scores`` keys), in display order.
+LIST_COLUMNS = {"fusion": "fusion", "dense": "cosine", "bm25": "bm25", "bm25_folded": "bm25 folded"}
+#: What each column's numbers are, for the line under the table.
+LIST_LEGEND = {
+    "fusion": "fusion = reciprocal rank fusion value (it orders the hits)",
+    "dense": "cosine = dense similarity",
+    "bm25": "bm25 = BM25 score",
+    "bm25_folded": "bm25 folded = BM25 score without diacritics",
+}
+CELL = 13
+
+
+def _cell(name: str, place: ListScore | None) -> str:
+    """One list's cell: ``score #rank`` (the fusion's rank is the row's), ``-`` when absent."""
+    if place is None:
+        return "-"
+    return f"{place.score:.3f}" if name == "fusion" else f"{place.score:.3f} #{place.rank}"
+
 
 def print_hits(result: SearchResult) -> None:
-    """Human-readable hits, one block each; the score is the dense cosine ("-" if none)."""
+    """Hits as a table, best first: the rank, then each ranked list's score and rank in
+    it (``-``: not among that list's candidates), then the chunk and its text."""
     if result.clamped:
         click.echo(f"(top-k {result.top_k_requested} clamped to {result.top_k})")
     if not result.hits:
         click.echo("no results")
+        return
+    names = [n for n in LIST_COLUMNS if any(n in (h.scores or {}) for h in result.hits)]
+    head = "".join(f"{LIST_COLUMNS[n]:<{CELL}}" for n in names)
+    click.echo(f"{'#':>3}  {head}doc / section #part")
     for hit in result.hits:
+        scores = hit.scores or {}
+        cells = "".join(f"{_cell(n, scores.get(n)):<{CELL}}" for n in names)
+        click.echo(f"{hit.rank:>3}  {cells}{hit.doc_id} / {hit.section_key} #{hit.part_index}")
         text = " ".join(hit.text.split())
-        score = f"{hit.score:.3f}" if hit.score else "  -  "
-        click.echo(f"{hit.rank:>2}. [{score}] {hit.doc_id} / {hit.section_key} #{hit.part_index}")
-        click.echo(f"    {text[:200]}{'…' if len(text) > 200 else ''}")
+        click.echo(f"     {text[:200]}{'…' if len(text) > 200 else ''}")
+    legend = "; ".join(LIST_LEGEND[n] for n in names)
+    click.echo(f"({legend}; #n = rank in that list; - = not among its candidates)")
 
 
 @cli.command()
@@ -77,7 +103,7 @@ def search(
     tenant: str,
     as_json: bool,
 ) -> None:
-    """Search a collection. Each hit's score is its dense cosine similarity (- for BM25-only)."""
+    """Search a collection. Each hit shows what ranked it: fusion value, cosine, BM25, ranks."""
     result = state.sectio.search(
         query,
         collection=collection,

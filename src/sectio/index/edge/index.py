@@ -55,7 +55,15 @@ from qdrant_edge import (
 
 from sectio.errors import CollectionBusy, IndexError_, InsufficientSpace
 from sectio.index.filters import Where
-from sectio.index.port import DENSE, DenseVector, IndexSpec, PointData, SparseVec, StoredPoint
+from sectio.index.port import (
+    DENSE,
+    DenseVector,
+    IndexSpec,
+    ListRank,
+    PointData,
+    SparseVec,
+    StoredPoint,
+)
 from sectio.index.qdrant import requests as rq
 from sectio.index.qdrant.base import QdrantIndexBase
 from sectio.index.qdrant.filters import names_tenant, to_filter
@@ -334,7 +342,7 @@ class EdgeIndex(QdrantIndexBase):
         where: Where | None,
         rrf_k: int,
         weights: Sequence[float] | None = None,
-    ) -> tuple[list[StoredPoint], dict[str, float]]:
+    ) -> tuple[list[StoredPoint], dict[str, ListRank]]:
         """Hybrid fusion with one graph traversal (see :class:`DenseScoredFusion`).
 
         The dense candidates are found first (ids and scores only); the fusion's
@@ -344,7 +352,7 @@ class EdgeIndex(QdrantIndexBase):
         exact = self._exact_for(where)
         first = self._run(rq.dense_search(dense, pool, where, exact=exact, with_payload=False))
         # keyed by the engine's own ids: only the returned hits are turned into strings
-        candidates = {h.id: float(h.score) for h in first}
+        candidates = {h.id: ListRank(i + 1, float(h.score)) for i, h in enumerate(first)}
         plan = rq.fused_search(
             None, sparse, pool=pool, limit=limit, where=where, rrf_k=rrf_k, weights=weights
         )
@@ -370,7 +378,7 @@ class EdgeIndex(QdrantIndexBase):
             )
         )
         points = self._stored(hits)
-        cosines = {
+        dense_ranks = {
             p.id: candidates[h.id] for p, h in zip(points, hits, strict=True) if h.id in candidates
         }
-        return points, cosines
+        return points, dense_ranks

@@ -71,10 +71,12 @@ class QdrantIndexBase:
         limit: int,
         where: Where | None = None,
         idf_where: Where | None = None,
+        with_payload: bool = True,
     ) -> list[StoredPoint]:
         """See :meth:`sectio.index.port.VectorIndex.search_sparse`."""
+        plan = sparse_search(name, vector, limit, where, idf_where, with_payload=with_payload)
         with self._errors("search_sparse"):
-            return self._stored(self._run(sparse_search(name, vector, limit, where, idf_where)))
+            return self._stored(self._run(plan))
 
     def search_fused(
         self,

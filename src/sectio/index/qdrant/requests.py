@@ -87,11 +87,21 @@ def dense_search(
 
 
 def sparse_search(
-    name: str, vector: SparseVec, limit: int, where: Where | None, idf_where: Where | None
+    name: str,
+    vector: SparseVec,
+    limit: int,
+    where: Where | None,
+    idf_where: Where | None,
+    *,
+    with_payload: bool = True,
 ) -> Search:
     """Best BM25 matches on sparse vector ``name``; IDF over ``idf_where`` if given."""
     return Search(
-        limit=limit, where=where, nearest=Nearest(name, sparse=vector), idf_where=idf_where
+        limit=limit,
+        where=where,
+        nearest=Nearest(name, sparse=vector),
+        idf_where=idf_where,
+        with_payload=with_payload,
     )
 
 
