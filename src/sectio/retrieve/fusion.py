@@ -85,11 +85,15 @@ class FusionParams:
     def top_value(self, *, sparse_names: Sequence[str] = ()) -> float:
         """The fusion value of a point first in every list (a unit for score boosts).
 
+        As Qdrant computes it: each list adds ``1 / (rank / w + rrf_k - 1)``,
+        here at rank 1.
+
         Example:
-            >>> FusionParams(rrf_k=2).top_value(sparse_names=("bm25",))
-            1.1
+            >>> round(FusionParams(rrf_k=2).top_value(sparse_names=("bm25",)), 4)
+            1.0455
         """
-        return sum(self.weights(sparse_names=sparse_names)) / self.rrf_k
+        weights = self.weights(sparse_names=sparse_names)
+        return sum(1.0 / (1.0 / w + self.rrf_k - 1) for w in weights if w > 0)
 
     def weights(self, *, dense: bool = True, sparse_names: Sequence[str] = ()) -> list[float]:
         """RRF weights in prefetch order: dense first, then the BM25 variants.
