@@ -308,3 +308,46 @@ def test_search_cli_layer_flag_and_omitted_reason(docs_home: Path, monkeypatch) 
     reasons = [line for line in asked.output.splitlines() if line.startswith("omitted")]
     assert reasons and reasons[0].startswith("omitted (row limit 1, at most 2 per document): ")
     assert "token budget" not in asked.output
+
+
+def test_domain_filters_ignore_case_in_chunk_files_and_markdown(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    # seed 002: lower(metadata_json->>'domain') = :metadata_domain; here the stored
+    # values are folded at ingest, whatever the source (Markdown did it already).
+    md = make_corpus(
+        tmp_path / "md",
+        {
+            "docs/pay/refunds.md": "---\ndomain: Billing\nsubdomain: Refunds\n---\n"
+            "# Refund rules\n\nRefund orders within 30 days.\n"
+        },
+    )
+    sectio.ingest(md, fmt="markdown", profile="docs", collection="md")
+    row = {
+        "chunk_id": "docs/pay/refunds.md#0",
+        "doc_id": "docs/pay/refunds.md",
+        "section_key": "refund-rules",
+        "part_index": 0,
+        "text": "Refund orders within 30 days.",
+        "path": "docs/pay/refunds.md",
+        "layer": "D0",
+        "metadata": {"domain": " Billing", "subdomain": ["REFUNDS", "Returns"], "team": "Pay-Ops"},
+    }
+    (tmp_path / "c.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    sectio.ingest(tmp_path / "c.jsonl", profile="docs", collection="jsonl")
+    for coll in ("md", "jsonl"):
+        for domain, sub in (("billing", "refunds"), ("BILLING", "Refunds"), ("Billing", "REFUNDS")):
+            filters = {"metadata.domain": domain, "metadata.subdomain": sub}
+            hits = sectio.search("refund", collection=coll, filters=filters, tenant="default")
+            assert [h.doc_id for h in hits.hits] == ["docs/pay/refunds.md"], (coll, domain)
+        scope = sectio.router(coll).scope("default")
+        planner = next(r for r in sectio.router(coll).routes if isinstance(r, DocsPlanRoute))
+        ex = PlanExecutor(scope, planner.planner.catalog(scope)).execute(
+            plan(layers=(Layer.D0_DOC_CHUNKS,), **{"metadata.domain": "Billing"}), "refund"
+        )
+        assert [r.payload["doc_id"] for r in ex.rows] == ["docs/pay/refunds.md"], coll
+    assert ex.rows[0].payload["metadata"] == {
+        "domain": "billing",
+        "subdomain": ["refunds", "returns"],
+        "team": "Pay-Ops",  # other metadata passes through untouched
+    }
