@@ -351,3 +351,26 @@ def test_domain_filters_ignore_case_in_chunk_files_and_markdown(
         "subdomain": ["refunds", "returns"],
         "team": "Pay-Ops",  # other metadata passes through untouched
     }
+
+
+def test_a_profile_with_prefer_non_tests_demotes_test_pages_and_keeps_them(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    page = "# Refund faq\n\nHow to cancel a refund of an order.\n"
+    files = {"docs/tests/refund-faq.md": page, "docs/guide/refund-faq.md": page}
+    corpus = make_corpus(tmp_path / "c", files)
+    toml = tmp_path / "nt.toml"
+    base = 'name = "nt"\nengine = "docs_planner"\n'
+    toml.write_text(base + "[docs]\nprefer_non_tests = true\n")
+    sectio.ingest(corpus, fmt="markdown", profile=toml, collection="nt")
+    (tmp_path / "plain.toml").write_text(base)
+    sectio.ingest(corpus, fmt="markdown", profile=tmp_path / "plain.toml", collection="plain")
+    question = "how to cancel a refund"
+    orders = {}
+    for coll in ("nt", "plain"):
+        result = sectio.ask(question, collection=coll, tenant="default", record=False)
+        orders[coll] = list(dict.fromkeys(e.doc_id for e in result.evidence))
+        assert sorted(orders[coll]) == sorted(files)  # demoted, never filtered
+        assert result.details["plan"]["filters"].get("prefer_non_tests") is (coll == "nt" or None)
+    assert orders["nt"] == ["docs/guide/refund-faq.md", "docs/tests/refund-faq.md"]
+    assert orders["plain"] == ["docs/tests/refund-faq.md", "docs/guide/refund-faq.md"]

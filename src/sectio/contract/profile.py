@@ -167,7 +167,7 @@ class CorpusProfile(_Strict):
     reverse_lookup_section: str | None = None
     facets: dict[str, FacetSpec] = Field(default_factory=dict)
     policy: dict[str, float] = Field(default_factory=dict)
-    docs: dict[str, list[str]] = Field(default_factory=dict)
+    docs: dict[str, list[str] | bool] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
