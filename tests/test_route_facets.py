@@ -10,7 +10,7 @@ from sectio import Sectio, Settings
 from sectio.errors import ConfigError
 from sectio.retrieve.facets import FOUND, INSUFFICIENT, Assessment
 from tests.helpers import chunk
-from tests.helpers.route_corpora import en_rows, write
+from tests.helpers.route_corpora import en_rows, vi_rows, write
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +31,17 @@ def sx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
         ),
         chunk("ibuprofen", "drug_interactions", 1, "Secret.", doc_title="Ibuprofen", tenant="other")
         | {"chunk_id": "other#ibu#x"},
+        chunk(
+            "warfarin",
+            "warnings_and_cautions",
+            0,
+            "Monitor liver function; bleeding problems are the main risk.",
+            doc_title="Warfarin",
+        ),
     ]
     s = Sectio(Settings(home=tmp / "home", embedder="fake", traces=False))
     s.ingest(write(tmp, "f", rows), profile="en_drug_label", collection="f")
+    s.ingest(write(tmp, "vi", vi_rows()), profile="vi_drug_monograph", collection="vi")
     yield s
     s.close()
 
@@ -69,6 +77,32 @@ def test_a_generic_word_is_not_an_anchor(sx: Sectio) -> None:
         "contraindications",
         "warnings_and_cautions",
     ]
+
+
+@pytest.mark.parametrize(
+    ("collection", "doc", "generic", "real"),
+    [
+        ("f", "warfarin", ["function"], "liver function"),
+        ("f", "warfarin", ["problems", "risk"], "bleeding problems"),
+        ("vi", "ibuprofen", ["suy"], "suy thận"),
+    ],
+)
+def test_a_lone_generic_term_from_the_caller_is_no_anchor(
+    sx: Sectio, collection: str, doc: str, generic: list[str], real: str
+) -> None:
+    # seed 000: a real clinical anchor, not overlap on generic words. Each generic
+    # term occurs in the facet's section as a whole word; the profile's
+    # [anchors] generic list keeps it from anchoring.
+    alone = sx.assess([doc], {"warnings": generic}, collection=collection, tenant="default")
+    finding = _facet(alone, doc, "warnings")
+    assert finding.status == INSUFFICIENT and finding.evidence == []
+    assert finding.ignored_terms == generic
+    mixed = sx.assess(
+        [doc], {"warnings": [*generic, real]}, collection=collection, tenant="default"
+    )
+    finding = _facet(mixed, doc, "warnings")
+    assert finding.status == FOUND and finding.matched_terms == [real]
+    assert finding.ignored_terms == generic
 
 
 def test_facets_search_only_their_own_sections(sx: Sectio) -> None:
