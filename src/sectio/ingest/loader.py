@@ -29,6 +29,7 @@ import numpy as np
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.record import ChunkRecord, corpus_sha256
 from sectio.embed.cache import CachedEmbedder
+from sectio.embed.provider import describe as describe_provider
 from sectio.errors import CountMismatch, ManifestMissing, VectorSizeError
 from sectio.index.ids import point_id_for
 from sectio.index.lexical import LexicalEncoder
@@ -92,6 +93,7 @@ def build_manifest(
         quantization=quantization,
         dense_window_tokens=dense_window_tokens,
         embed_batch_size=batch_size,
+        provider=describe_provider(embedder),
         source=source,
     )
 
