@@ -9,8 +9,11 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.errors import ConfigError
 from sectio.retrieve.facets import FOUND, INSUFFICIENT, Assessment
+from sectio.retrieve.pipeline import Router
 from tests.helpers import chunk
 from tests.helpers.route_corpora import en_rows, vi_rows, write
+
+IX = "drug_interactions"
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +144,36 @@ def test_candidates_are_capped_and_never_created(sx: Sectio) -> None:
     )
     assert [c.doc_id for c in result.candidates] == ["metformin", "ibuprofen"]
     assert result.skipped_candidates == ["warfarin"]
+
+
+@pytest.mark.parametrize(
+    ("limit", "kept"),
+    [
+        (4, ["contraindications", "warnings_and_cautions", "dosage_and_administration", IX]),
+        (3, ["contraindications", "warnings_and_cautions", "dosage_and_administration"]),
+        (1, ["contraindications"]),
+    ],
+)
+def test_sections_per_candidate_are_capped_in_facet_order(
+    sx: Sectio, limit: int, kept: list[str]
+) -> None:
+    # Four sections of metformin hold an anchor: the cap keeps the first `limit`.
+    context = {
+        "warnings": ["renal impairment"],
+        "dosage": ["2550 mg"],
+        "interaction": ["carbonic anhydrase"],
+    }
+    base = sx.router("f")
+    router = Router(
+        base.collection,
+        sx.embedder,
+        policy=base.policy.with_overrides(safety_sections_per_candidate=limit),
+    )
+    cand = router.assess(["metformin"], context, tenant="default").candidates[0]
+    assert [e.section_key for f in cand.facets for e in f.evidence] == kept
+    emptied = [f.facet for f in cand.facets if f.status == INSUFFICIENT]
+    assert emptied == [f for f, n in (("dosage", 3), ("interaction", 4)) if n > limit]
+    assert all(f.matched_terms == [] for f in cand.facets if f.facet in emptied)
 
 
 def test_unknown_facet_is_refused(sx: Sectio) -> None:

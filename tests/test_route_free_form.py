@@ -52,6 +52,27 @@ def test_free_form_orders_a_known_documents_chunks_and_packs_them(sx: Sectio) ->
     assert result.decision == "ANSWERABLE"
 
 
+def test_the_fallback_search_keeps_evidence_limit_free_form_keeps_rerank_top_k(
+    sx: Sectio,
+) -> None:
+    # seed 000: evidence_limit is the hydrated similarity search's cut (the
+    # fallback route here); the free-form route keeps rerank_top_k.
+    question = "lactic acidosis bleeding risk"
+    for limit in (1, 2):
+        result = _router(sx, evidence_limit=limit).ask(question, tenant="default")
+        assert result.route == "fallback_search"
+        assert result.details["packing"]["top_k"] == limit
+        assert (
+            len(result.evidence)
+            + len(result.details["answerability"].get("withheld_evidence_ids", []))
+            == limit
+        )
+    wide = _router(sx, evidence_limit=1).ask(question, tenant="default", top_k=4)
+    assert wide.details["packing"]["top_k"] == 4  # the caller's top_k wins
+    free = _router(sx, evidence_limit=1, rerank_top_k=5).ask(FREE_FORM, tenant="default")
+    assert free.route == "free_form" and len(free.evidence) == 5
+
+
 def test_turn_type_free_form_skips_the_section_phrases(sx: Sectio) -> None:
     result = sx.ask(
         "metformin side effects", collection="en", tenant="default", turn_type="free_form"
