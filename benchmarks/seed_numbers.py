@@ -31,7 +31,7 @@ so a row is exactly what ``ask`` would answer with that value.
 Usage::
 
     .venv/bin/python benchmarks/seed_numbers.py lookup-floor
-    .venv/bin/python benchmarks/seed_numbers.py minimum-score
+    .venv/bin/python benchmarks/seed_numbers.py minimum-score [--evidence-limit 6]
     .venv/bin/python benchmarks/seed_numbers.py evidence-limit --home H --collection C \
         --qrels ../shared/data/scifact/qrels/train.tsv
 """
@@ -170,9 +170,10 @@ def ask_questions() -> list[dict[str, Any]]:
     return out
 
 
-def minimum_score(_: argparse.Namespace) -> None:
+def minimum_score(args: argparse.Namespace) -> None:
     sx, coll = open_drugs()
-    router = loose(sx, coll, minimum_score=0.0)
+    overrides = {"evidence_limit": args.evidence_limit} if args.evidence_limit else {}
+    router = loose(sx, coll, minimum_score=0.0, **overrides)
     runs = []
     for q in ask_questions():
         result = router.ask(q["text"], tenant="default")
@@ -181,7 +182,8 @@ def minimum_score(_: argparse.Namespace) -> None:
     sx.close()
     fallback = sum(1 for r in runs if r["route"] == "fallback_search")
     print(f"\n# minimum_score (fallback search), demo labels, MiniLM int8 ({time.strftime('%F')})")
-    print(f"{len(runs)} questions, {fallback} answered by the fallback search at 0.0\n")
+    print(f"{len(runs)} questions, {fallback} answered by the fallback search at 0.0")
+    print(f"evidence_limit {router.policy.evidence_limit}\n")
     print(
         "| minimum_score | dev: answered (want answer) / abstained (want abstain) "
         "| holdout: the same |\n|---|---|---|"
@@ -246,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=Path, default=SHARED / "scifact" / "queries.jsonl")
     ap.add_argument("--qrels", type=Path, default=SHARED / "scifact" / "qrels" / "train.tsv")
     ap.add_argument("--limits", type=int, nargs="+", default=[3, 6])
+    ap.add_argument("--evidence-limit", type=int, default=None, help="minimum-score: override")
     args = ap.parse_args(argv)
     runs = {
         "lookup-floor": lookup_floor,

@@ -118,7 +118,9 @@ def rerank_groups(
     result = rerank_fail_open(
         reranker, phrase, groups, texts, timeout_s=scope.policy.rerank_timeout_s
     )
-    status = {"status": "unavailable", "error": error} if error else dict(result.details)
+    status: dict[str, Any] = (
+        {"status": "unavailable", "error": error} if error else dict(result.details)
+    )
     status["failed"] = status.get("status") in ("error", "timeout", "unavailable")
     return list(result.items), status, result.scores
 
