@@ -146,13 +146,6 @@ def cap_groups(
     return evidence, documents
 
 
-def group_by_document(
-    scored: list[tuple[float, StoredPoint]], max_docs: int, per_doc: int
-) -> tuple[list[Evidence], list[dict[str, Any]]]:
-    """Group chunk hits by document: max score per document, capped docs x chunks."""
-    return cap_groups(group_chunks(scored), max_docs, per_doc)
-
-
 def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None) -> LookupOutcome:
     """Documents whose reverse-lookup section mentions ``phrase`` (see the module doc)."""
     collection, tenant, policy = scope.collection, scope.tenant, scope.policy
