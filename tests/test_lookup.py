@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -12,7 +12,9 @@ from click.testing import CliRunner
 from sectio import Sectio, Settings
 from sectio.cli.base import cli
 from sectio.retrieve.pipeline import Router
+from sectio.retrieve.rerank import Reranker
 from sectio.retrieve.routes.lookup import keyword_score
+from sectio.testing import FakeReranker
 from tests.helpers import chunk
 from tests.helpers.route_corpora import vi_rows, write
 
@@ -81,6 +83,66 @@ def test_keyword_lookup_groups_by_document_with_the_max_score(sx: Sectio) -> Non
     assert [e.doc_id for e in result.evidence] == ["early", "many", "many"]  # 2 per document
     assert result.evidence[0].score == pytest.approx(keyword_score(0, 5))
     assert result.decision == "ANSWERABLE"
+
+
+class LongestFirst:
+    """A deterministic reranker for these tests: the longer the text, the higher."""
+
+    name = "longest"
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        return [float(len(d)) for d in documents]
+
+
+def _router(sx: Sectio, reranker: Reranker | None = None, **policy: float) -> Router:
+    base = sx.router("l")
+    return Router(
+        base.collection,
+        sx.embedder,
+        reranker=lambda: (reranker, None),
+        policy=base.policy.with_overrides(**policy),
+    )
+
+
+def test_the_chunk_pool_limits_the_keyword_stage_too(sx: Sectio) -> None:
+    # seed 000: a ranked pool of indication_retrieval_limit chunks before grouping.
+    result = _router(sx, indication_retrieval_limit=3).lookup("hypertension", tenant="default")
+    assert result.details["stage"] == "keyword"
+    assert result.details["matched_chunks"] == 6
+    assert result.details["chunk_pool"] == {"limit": 3, "kept": 3}
+    documents = result.details["documents"]
+    assert [d["doc_id"] for d in documents] == ["early", "many"]  # the best chunk first
+    assert documents[1]["matched_chunks"] == 2  # 5 matched, 2 in the pool
+    gout = _router(sx, indication_retrieval_limit=4).lookup("gout", tenant="default")
+    assert [d["doc_id"] for d in gout.details["documents"]] == ["gout0", "gout1"]
+
+
+def test_a_reranker_reorders_the_document_groups(sx: Sectio) -> None:
+    result = _router(sx, LongestFirst()).lookup("hypertension", tenant="default")
+    assert result.details["rerank"]["status"] == "ok"
+    assert result.details["rerank"]["failed"] is False
+    documents = result.details["documents"]
+    assert [d["doc_id"] for d in documents] == ["many", "early"]  # the longer best chunk
+    assert documents[0]["rerank_score"] > documents[1]["rerank_score"]
+    assert documents[0]["score"] < documents[1]["score"]  # the keyword scores are kept
+    assert [e.doc_id for e in result.evidence] == ["many", "many", "early"]
+
+
+@pytest.mark.parametrize(
+    ("reranker", "status"),
+    [(FakeReranker(fail=True), "error"), (FakeReranker(delay_s=2.0), "timeout")],
+)
+def test_group_rerank_fails_open_to_the_max_score_order(
+    sx: Sectio, reranker: FakeReranker, status: str
+) -> None:
+    result = _router(sx, reranker, rerank_timeout_s=0.2).lookup("hypertension", tenant="default")
+    assert result.details["rerank"]["status"] == status
+    assert result.details["rerank"]["failed"] is True
+    assert [d["doc_id"] for d in result.details["documents"]] == ["early", "many"]
+    assert "rerank_score" not in result.details["documents"][0]
+    assert result.decision == "ANSWERABLE"
+    off = sx.lookup("hypertension", collection="l", tenant="default")
+    assert off.details["rerank"] == {"status": "off", "failed": False}
 
 
 def test_score_rewards_early_concise_mentions() -> None:

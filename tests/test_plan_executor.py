@@ -308,3 +308,69 @@ def test_search_cli_layer_flag_and_omitted_reason(docs_home: Path, monkeypatch) 
     reasons = [line for line in asked.output.splitlines() if line.startswith("omitted")]
     assert reasons and reasons[0].startswith("omitted (row limit 1, at most 2 per document): ")
     assert "token budget" not in asked.output
+
+
+def test_domain_filters_ignore_case_in_chunk_files_and_markdown(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    # seed 002: lower(metadata_json->>'domain') = :metadata_domain; here the stored
+    # values are folded at ingest, whatever the source (Markdown did it already).
+    md = make_corpus(
+        tmp_path / "md",
+        {
+            "docs/pay/refunds.md": "---\ndomain: Billing\nsubdomain: Refunds\n---\n"
+            "# Refund rules\n\nRefund orders within 30 days.\n"
+        },
+    )
+    sectio.ingest(md, fmt="markdown", profile="docs", collection="md")
+    row = {
+        "chunk_id": "docs/pay/refunds.md#0",
+        "doc_id": "docs/pay/refunds.md",
+        "section_key": "refund-rules",
+        "part_index": 0,
+        "text": "Refund orders within 30 days.",
+        "path": "docs/pay/refunds.md",
+        "layer": "D0",
+        "metadata": {"domain": " Billing", "subdomain": ["REFUNDS", "Returns"], "team": "Pay-Ops"},
+    }
+    (tmp_path / "c.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    sectio.ingest(tmp_path / "c.jsonl", profile="docs", collection="jsonl")
+    for coll in ("md", "jsonl"):
+        for domain, sub in (("billing", "refunds"), ("BILLING", "Refunds"), ("Billing", "REFUNDS")):
+            filters = {"metadata.domain": domain, "metadata.subdomain": sub}
+            hits = sectio.search("refund", collection=coll, filters=filters, tenant="default")
+            assert [h.doc_id for h in hits.hits] == ["docs/pay/refunds.md"], (coll, domain)
+        scope = sectio.router(coll).scope("default")
+        planner = next(r for r in sectio.router(coll).routes if isinstance(r, DocsPlanRoute))
+        ex = PlanExecutor(scope, planner.planner.catalog(scope)).execute(
+            plan(layers=(Layer.D0_DOC_CHUNKS,), **{"metadata.domain": "Billing"}), "refund"
+        )
+        assert [r.payload["doc_id"] for r in ex.rows] == ["docs/pay/refunds.md"], coll
+    assert ex.rows[0].payload["metadata"] == {
+        "domain": "billing",
+        "subdomain": ["refunds", "returns"],
+        "team": "Pay-Ops",  # other metadata passes through untouched
+    }
+
+
+def test_a_profile_with_prefer_non_tests_demotes_test_pages_and_keeps_them(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    page = "# Refund faq\n\nHow to cancel a refund of an order.\n"
+    files = {"docs/tests/refund-faq.md": page, "docs/guide/refund-faq.md": page}
+    corpus = make_corpus(tmp_path / "c", files)
+    toml = tmp_path / "nt.toml"
+    base = 'name = "nt"\nengine = "docs_planner"\n'
+    toml.write_text(base + "[docs]\nprefer_non_tests = true\n")
+    sectio.ingest(corpus, fmt="markdown", profile=toml, collection="nt")
+    (tmp_path / "plain.toml").write_text(base)
+    sectio.ingest(corpus, fmt="markdown", profile=tmp_path / "plain.toml", collection="plain")
+    question = "how to cancel a refund"
+    orders = {}
+    for coll in ("nt", "plain"):
+        result = sectio.ask(question, collection=coll, tenant="default", record=False)
+        orders[coll] = list(dict.fromkeys(e.doc_id for e in result.evidence))
+        assert sorted(orders[coll]) == sorted(files)  # demoted, never filtered
+        assert result.details["plan"]["filters"].get("prefer_non_tests") is (coll == "nt" or None)
+    assert orders["nt"] == ["docs/guide/refund-faq.md", "docs/tests/refund-faq.md"]
+    assert orders["plain"] == ["docs/tests/refund-faq.md", "docs/guide/refund-faq.md"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from sectio.contract.profile import load_profile
+from sectio.errors import ConfigError
 from sectio.plan.models import Anchors, Intent, Layer, PlanProfile, Route, Signal, Subintent
 from sectio.plan.planner import layout_of
 from sectio.plan.policy import DocsLayout, PolicyResolver, anchor_signal_types, dedupe
@@ -457,3 +459,18 @@ def test_layout_exclusions_reach_the_filters() -> None:
     layout = DocsLayout.from_table({"exclude_path_prefixes": ["docs/archive/"]})
     assert resolve(route(), layout).filters["exclude_path_prefixes"] == ["docs/archive/"]
     assert "exclude_path_prefixes" not in resolve(route()).filters
+
+
+def test_prefer_non_tests_is_set_by_the_profile_in_every_branch(tmp_path: Path) -> None:
+    # seed 002: the executor honours prefer_non_tests; here a profile sets it.
+    toml = tmp_path / "p.toml"
+    toml.write_text('name = "d"\nengine = "docs_planner"\n[docs]\nprefer_non_tests = true\n')
+    layout = layout_of(load_profile(toml))
+    assert layout.prefer_non_tests is True
+    branches = (route(Intent.GENERAL_QA), route(*FIND), route(endpoint_paths=("/api/x",)), route())
+    for r in branches:
+        assert resolve(r, layout).filters["prefer_non_tests"] is True, r.intent
+        assert "prefer_non_tests" not in resolve(r).filters  # off unless a profile says so
+    toml.write_text('name = "d"\n[docs]\nprefer_non_tests = ["yes"]\n')
+    with pytest.raises(ConfigError, match="prefer_non_tests"):
+        layout_of(load_profile(toml))

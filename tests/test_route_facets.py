@@ -9,8 +9,11 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.errors import ConfigError
 from sectio.retrieve.facets import FOUND, INSUFFICIENT, Assessment
+from sectio.retrieve.pipeline import Router
 from tests.helpers import chunk
-from tests.helpers.route_corpora import en_rows, write
+from tests.helpers.route_corpora import en_rows, vi_rows, write
+
+IX = "drug_interactions"
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +34,17 @@ def sx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
         ),
         chunk("ibuprofen", "drug_interactions", 1, "Secret.", doc_title="Ibuprofen", tenant="other")
         | {"chunk_id": "other#ibu#x"},
+        chunk(
+            "warfarin",
+            "warnings_and_cautions",
+            0,
+            "Monitor liver function; bleeding problems are the main risk.",
+            doc_title="Warfarin",
+        ),
     ]
     s = Sectio(Settings(home=tmp / "home", embedder="fake", traces=False))
     s.ingest(write(tmp, "f", rows), profile="en_drug_label", collection="f")
+    s.ingest(write(tmp, "vi", vi_rows()), profile="vi_drug_monograph", collection="vi")
     yield s
     s.close()
 
@@ -69,6 +80,32 @@ def test_a_generic_word_is_not_an_anchor(sx: Sectio) -> None:
         "contraindications",
         "warnings_and_cautions",
     ]
+
+
+@pytest.mark.parametrize(
+    ("collection", "doc", "generic", "real"),
+    [
+        ("f", "warfarin", ["function"], "liver function"),
+        ("f", "warfarin", ["problems", "risk"], "bleeding problems"),
+        ("vi", "ibuprofen", ["suy"], "suy thận"),
+    ],
+)
+def test_a_lone_generic_term_from_the_caller_is_no_anchor(
+    sx: Sectio, collection: str, doc: str, generic: list[str], real: str
+) -> None:
+    # seed 000: a real clinical anchor, not overlap on generic words. Each generic
+    # term occurs in the facet's section as a whole word; the profile's
+    # [anchors] generic list keeps it from anchoring.
+    alone = sx.assess([doc], {"warnings": generic}, collection=collection, tenant="default")
+    finding = _facet(alone, doc, "warnings")
+    assert finding.status == INSUFFICIENT and finding.evidence == []
+    assert finding.ignored_terms == generic
+    mixed = sx.assess(
+        [doc], {"warnings": [*generic, real]}, collection=collection, tenant="default"
+    )
+    finding = _facet(mixed, doc, "warnings")
+    assert finding.status == FOUND and finding.matched_terms == [real]
+    assert finding.ignored_terms == generic
 
 
 def test_facets_search_only_their_own_sections(sx: Sectio) -> None:
@@ -107,6 +144,36 @@ def test_candidates_are_capped_and_never_created(sx: Sectio) -> None:
     )
     assert [c.doc_id for c in result.candidates] == ["metformin", "ibuprofen"]
     assert result.skipped_candidates == ["warfarin"]
+
+
+@pytest.mark.parametrize(
+    ("limit", "kept"),
+    [
+        (4, ["contraindications", "warnings_and_cautions", "dosage_and_administration", IX]),
+        (3, ["contraindications", "warnings_and_cautions", "dosage_and_administration"]),
+        (1, ["contraindications"]),
+    ],
+)
+def test_sections_per_candidate_are_capped_in_facet_order(
+    sx: Sectio, limit: int, kept: list[str]
+) -> None:
+    # Four sections of metformin hold an anchor: the cap keeps the first `limit`.
+    context = {
+        "warnings": ["renal impairment"],
+        "dosage": ["2550 mg"],
+        "interaction": ["carbonic anhydrase"],
+    }
+    base = sx.router("f")
+    router = Router(
+        base.collection,
+        sx.embedder,
+        policy=base.policy.with_overrides(safety_sections_per_candidate=limit),
+    )
+    cand = router.assess(["metformin"], context, tenant="default").candidates[0]
+    assert [e.section_key for f in cand.facets for e in f.evidence] == kept
+    emptied = [f.facet for f in cand.facets if f.status == INSUFFICIENT]
+    assert emptied == [f for f, n in (("dosage", 3), ("interaction", 4)) if n > limit]
+    assert all(f.matched_terms == [] for f in cand.facets if f.facet in emptied)
 
 
 def test_unknown_facet_is_refused(sx: Sectio) -> None:

@@ -52,6 +52,27 @@ def test_free_form_orders_a_known_documents_chunks_and_packs_them(sx: Sectio) ->
     assert result.decision == "ANSWERABLE"
 
 
+def test_the_fallback_search_keeps_evidence_limit_free_form_keeps_rerank_top_k(
+    sx: Sectio,
+) -> None:
+    # seed 000: evidence_limit is the hydrated similarity search's cut (the
+    # fallback route here); the free-form route keeps rerank_top_k.
+    question = "lactic acidosis bleeding risk"
+    for limit in (1, 2):
+        result = _router(sx, evidence_limit=limit).ask(question, tenant="default")
+        assert result.route == "fallback_search"
+        assert result.details["packing"]["top_k"] == limit
+        assert (
+            len(result.evidence)
+            + len(result.details["answerability"].get("withheld_evidence_ids", []))
+            == limit
+        )
+    wide = _router(sx, evidence_limit=1).ask(question, tenant="default", top_k=4)
+    assert wide.details["packing"]["top_k"] == 4  # the caller's top_k wins
+    free = _router(sx, evidence_limit=1, rerank_top_k=5).ask(FREE_FORM, tenant="default")
+    assert free.route == "free_form" and len(free.evidence) == 5
+
+
 def test_turn_type_free_form_skips_the_section_phrases(sx: Sectio) -> None:
     result = sx.ask(
         "metformin side effects", collection="en", tenant="default", turn_type="free_form"
@@ -60,8 +81,27 @@ def test_turn_type_free_form_skips_the_section_phrases(sx: Sectio) -> None:
     assert sx.ask("metformin side effects", collection="en", tenant="default").route == "section"
 
 
+def test_free_form_marks_the_first_chunk_of_each_section_whatever_the_order(
+    sx: Sectio,
+) -> None:
+    # seed 000: the document's chunks carry 【Name】 at each section's first chunk.
+    result = _router(sx, rerank_top_k=50).ask(
+        "metformin maximum dose 2550 mg", tenant="default", turn_type="free_form"
+    )
+    assert result.route == "free_form"
+    marked = {(e.section_key, e.part_index) for e in result.evidence if "【" in e.text}
+    sections = {e.section_key for e in result.evidence}
+    assert marked == {(s, 0) for s in sections}  # part 0 of every section, nothing else
+    assert all(e.text.startswith("【Metformin】 ") for e in result.evidence if e.part_index == 0)
+    dosage = [e.part_index for e in result.evidence if e.section_key == "dosage_and_administration"]
+    assert dosage == [1, 0]  # ranked by relevance, and part 0 is still the one marked
+
+
 def test_packing_never_cuts_a_chunk_and_lists_what_it_left_out(sx: Sectio) -> None:
-    stored = {e.chunk_id: e.text for e in sx.chunks(collection="en", tenant="default")}
+    stored = {
+        e.chunk_id: ("【Metformin】 " if e.part_index == 0 else "") + e.text
+        for e in sx.chunks(collection="en", tenant="default")
+    }
     count = sx.embedder.count_tokens
     full = _router(sx).ask(FREE_FORM, tenant="default")
     budget = count(full.evidence[0].text) + 2
@@ -108,8 +148,11 @@ def test_rerank_fails_open_to_the_original_order_with_the_budget_kept(
     assert failed.details["rerank"]["status"] == status
     assert failed.details["rerank"]["failed"] is True
     assert failed.details["ranking"]["order"] == "hybrid"
-    kept = [e.chunk_id for e in failed.evidence] + failed.omitted_evidence_ids
-    assert kept == [e.chunk_id for e in plain.evidence]  # same order, budget still applied
+    order = [e.chunk_id for e in plain.evidence]
+    kept = [e.chunk_id for e in failed.evidence]
+    assert kept == [c for c in order if c in kept]  # the original order ...
+    assert sorted(kept + failed.omitted_evidence_ids) == sorted(order)  # ... budget applied
+    assert failed.omitted_evidence_ids
     assert failed.details["packing"]["budget"] == 40
     assert failed.decision == "ANSWERABLE"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from sectio.contract.profile import CorpusProfile, SectionSpec, load_profile
@@ -198,13 +200,32 @@ def test_bare_name_detection() -> None:
 
 
 # --- policy --------------------------------------------------------------------------
+#: Every policy number and its default: the seed's table (seed 000), but evidence_limit
+#: (6, measured; the seed's 3 is in its own profile), plus sectio's own two.
+POLICY_DEFAULTS = {
+    "minimum_score": 0.12,
+    "candidate_limit": 5,
+    "evidence_limit": 6,
+    "rerank_top_k": 6,
+    "max_context_tokens": 6000,
+    "indication_candidate_limit": 8,
+    "indication_retrieval_limit": 40,
+    "indication_evidence_per_drug": 2,
+    "lookup_dense_minimum_score": 0.45,
+    "patient_candidate_limit": 2,
+    "safety_hits_per_section": 1,
+    "safety_sections_per_candidate": 4,
+    "section_page_size": 256,
+    "rerank_timeout_s": 10.0,
+}
+
+
 def test_policy_defaults_and_profile_overrides() -> None:
-    default = EvidencePolicy()
-    assert (default.rerank_top_k, default.max_context_tokens, default.minimum_score) == (
-        6,
-        6000,
-        0.12,
-    )
+    default = dataclasses.asdict(EvidencePolicy())
+    assert default == POLICY_DEFAULTS  # all 14, and no other
+    assert all(type(default[k]) is type(v) for k, v in POLICY_DEFAULTS.items())
+    vi = dataclasses.asdict(EvidencePolicy.from_profile(load_profile("vi_drug_monograph")))
+    assert vi == {**POLICY_DEFAULTS, "evidence_limit": 3}  # the seed's corpus, the seed's numbers
     en = EvidencePolicy.from_profile(load_profile("en_drug_label"))
     assert en.minimum_score == 0.25 and isinstance(en.indication_candidate_limit, int)
     assert EvidencePolicy.from_mapping({"no_such_key": 1.0}) == EvidencePolicy()

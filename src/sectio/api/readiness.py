@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 TENANT_MANIFEST_FIELDS = (
     "collection",
     "model_id",
+    "provider",
     "dimensions",
     "input_kind",
     "max_length",

@@ -134,6 +134,25 @@ class AnswerabilitySettings(_Strict):
     rerank_floor: float | None = None
 
 
+class AnchorSettings(_Strict):
+    """What cannot anchor a facet hit (``[anchors]``).
+
+    ``generic``: words and phrases too general to be a clinical anchor
+    ("function", "chức năng"). A caller's term made only of them (and of
+    nothing else) anchors nothing: it is not searched and it is reported in
+    the finding's ``ignored_terms``; inside a longer term ("kidney function")
+    they are part of the phrase that must match.
+    """
+
+    generic: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _non_blank(self) -> AnchorSettings:
+        if any(not g.strip() for g in self.generic):
+            raise ValueError("generic anchor words must be non-empty")
+        return self
+
+
 class FacetSpec(_Strict):
     """A facet of an assessment: its own sections, its own anchor requirement."""
 
@@ -166,8 +185,9 @@ class CorpusProfile(_Strict):
     intent: IntentSettings = IntentSettings()
     reverse_lookup_section: str | None = None
     facets: dict[str, FacetSpec] = Field(default_factory=dict)
+    anchors: AnchorSettings = AnchorSettings()
     policy: dict[str, float] = Field(default_factory=dict)
-    docs: dict[str, list[str]] = Field(default_factory=dict)
+    docs: dict[str, list[str] | bool] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod

@@ -2,7 +2,11 @@
 
 Required: ``chunk_id`` (unique, stable), ``doc_id``, ``section_key``, ``part_index``
 (int >= 0, order inside the section), ``text`` (non-empty). Optional fields are
-typed; any other field passes through untouched (no whitelist).
+typed; any other field passes through untouched (no whitelist). One
+normalisation: ``metadata.domain`` and ``metadata.subdomain`` (strings, or
+lists of strings) are stored trimmed and lower-cased, as the Markdown reader
+derives them, so the case-insensitive domain filters (search, docs planner)
+match whatever case a source used.
 
 Example:
     >>> r = ChunkRecord.model_validate(
@@ -27,6 +31,17 @@ from sectio.errors import RecordError
 _DEFAULT_LIMITS = InputLimits()
 
 ChunkKind = Literal["prose", "block"]
+
+#: ``metadata`` keys stored lower-cased (filters compare them case-insensitively).
+FOLDED_METADATA = ("domain", "subdomain")
+
+
+def _fold(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.strip().lower()
+    if isinstance(value, list):
+        return [_fold(v) for v in value]
+    return value
 
 
 class SourceRef(BaseModel):
@@ -61,6 +76,13 @@ class ChunkRecord(BaseModel):
     requires_visual_check: bool = False
     has_quarantined_content: bool = False
     parent_id: str | None = None
+
+    @field_validator("metadata")
+    @classmethod
+    def _fold_domains(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if not any(k in value for k in FOLDED_METADATA):
+            return value
+        return {k: _fold(v) if k in FOLDED_METADATA else v for k, v in value.items()}
 
     @field_validator("text")
     @classmethod

@@ -74,6 +74,8 @@ class Manifest(BaseModel):
     #: 0: one dense vector per chunk; N: windows of <= N tokens, scored by the best one.
     dense_window_tokens: int = 0
     embed_batch_size: int | None = None
+    #: The embedding provider and its package versions (a record, not a binding field).
+    provider: dict[str, str] = Field(default_factory=dict)
     source: str | None = None
     #: Each tenant's corpus in a collection that tenants share: tenant ->
     #: ``{"corpus_sha256", "chunk_count", "source"}``; ``corpus_sha256`` and ``chunk_count``

@@ -31,6 +31,7 @@ import numpy as np
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.record import ChunkRecord, corpus_sha256
 from sectio.embed.cache import CachedEmbedder
+from sectio.embed.provider import describe as describe_provider
 from sectio.errors import CountMismatch, ManifestMissing, VectorSizeError
 from sectio.index.copy import copy_points
 from sectio.index.filters import AnyOf, Where
@@ -105,6 +106,7 @@ def build_manifest(
         quantization=quantization,
         dense_window_tokens=dense_window_tokens,
         embed_batch_size=batch_size,
+        provider=describe_provider(embedder),
         source=source,
     )
 

@@ -29,7 +29,8 @@ and are checked again in Python on every row, seeds included;
 
 Soft preferences: ``prefer_path_prefixes`` (earlier prefixes weigh more),
 ``prefer_like_patterns`` (``%term%`` matched against the path and the title,
-separators read as spaces), ``prefer_non_tests`` (paths without ``test``).
+separators read as spaces), ``prefer_non_tests`` (a bonus for paths that
+are not tests, see :func:`is_test_path`: test rows are demoted, never dropped).
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ MAX_OMITTED = 10
 #: Boost weights, as shares of the fusion value of a point first in every list.
 W_PREFIX = 0.06
 W_LIKE = 0.12
-W_NON_TEST = 0.03
+#: ``prefer_non_tests``: a test row gives up one place at the top of every list (the
+#: gap is ``1/(rrf_k + 1)`` of the unit), and a little more, so an identical non-test
+#: copy always ranks first; a clearly more relevant test row still ranks first.
+W_NON_TEST_PLACES = 1.01
 
 EXACT = "exact_seed"
 SUBSTRING = "substring_seed"
@@ -105,6 +109,22 @@ def _spaced(text: str) -> str:
     for ch in "/-_.`":
         out = out.replace(ch, " ")
     return " ".join(out.split())
+
+
+#: Path words that make a path a test (``tests/``, ``test_x.py``, ``x_test.go``, ``x.spec.ts``).
+TEST_WORDS = frozenset({"test", "tests", "testing", "testdata", "spec", "specs", "e2e"})
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a path is a test's: a word of it (split on ``/ - _ .``) is a test word.
+
+    Whole words only: ``docs/latest.md`` and ``attestation.md`` are not tests.
+
+    Example:
+        >>> [is_test_path(p) for p in ("tests/a.py", "src/a_test.go", "docs/latest.md")]
+        [True, True, False]
+    """
+    return any(word in TEST_WORDS for word in _spaced(path).split())
 
 
 def cover_prefixes(prefixes: Sequence[str]) -> list[str]:
@@ -200,8 +220,8 @@ class PlanExecutor:
             hay = f"{_spaced(path)} | {_spaced(str(payload.get('doc_title') or ''))}"
             hits = sum(1 for t in terms if _spaced(t) and _spaced(t) in hay)
             bonus += W_LIKE * min(hits, 2)
-        if f.get("prefer_non_tests") and "test" not in path.lower():
-            bonus += W_NON_TEST
+        if f.get("prefer_non_tests") and not is_test_path(path):
+            bonus += W_NON_TEST_PLACES / (self.scope.fusion.rrf_k + 1)
         return bonus * unit
 
     # --- engine calls -----------------------------------------------------------------

@@ -34,7 +34,9 @@ docs_summary_generic            D1, D0                    8
 ==============================  ========================  =====
 
 Filters: see :meth:`PolicyResolver.general_filters`,
-:meth:`PolicyResolver.summary_filters` and :meth:`PolicyResolver.find_files_filters`.
+:meth:`PolicyResolver.summary_filters` and :meth:`PolicyResolver.find_files_filters`;
+every branch also carries ``prefer_non_tests`` when the profile's ``[docs]``
+table sets it (seed 002's executor honours it; its resolver never set it).
 The path prefixes per signal are data (the ``[docs]`` table of the corpus
 profile); :class:`DocsLayout` holds the defaults (``docs/api/``,
 ``docs/architecture/``, ``docs/logic/``, ``docs/domains/``).
@@ -132,15 +134,20 @@ class DocsLayout(BaseModel):
     # optional execution filters a corpus may set (none by default)
     exclude_path_prefixes: tuple[str, ...] = ()
     exclude_like_patterns: tuple[str, ...] = ()
+    # soft: every plan demotes test paths (tests/, test_x, x_test, x.spec, ...); never filters
+    prefer_non_tests: bool = False
 
     @classmethod
-    def from_table(cls, table: Mapping[str, Sequence[str]] | None) -> DocsLayout:
+    def from_table(cls, table: Mapping[str, Sequence[str] | bool] | None) -> DocsLayout:
         """A layout from a profile's ``[docs]`` table (missing keys keep their defaults).
 
         Raises:
-            pydantic.ValidationError: an unknown key or a value that is not a list of strings.
+            pydantic.ValidationError: an unknown key, a list value that is not a list of
+                strings, or a flag (``prefer_non_tests``) that is not a boolean.
         """
-        return cls.model_validate({k: tuple(v) for k, v in (table or {}).items()})
+        return cls.model_validate(
+            {k: v if isinstance(v, bool) else tuple(v) for k, v in (table or {}).items()}
+        )
 
     def signal_prefixes(self, signal: Signal) -> tuple[str, ...]:
         """Summary-branch preferred prefixes of one signal."""
@@ -255,6 +262,8 @@ class _RouteFilterBuilder:
             filters["exclude_path_prefixes"] = list(self.layout.exclude_path_prefixes)
         if self.layout.exclude_like_patterns:
             filters["exclude_like_patterns"] = list(self.layout.exclude_like_patterns)
+        if self.layout.prefer_non_tests:
+            filters["prefer_non_tests"] = True
         return filters
 
     def general_filters(self, route: Route) -> dict[str, Any]:
@@ -267,6 +276,8 @@ class _RouteFilterBuilder:
             filters["exclude_path_prefixes"] = list(self.layout.exclude_path_prefixes)
         if self.layout.exclude_like_patterns:
             filters["exclude_like_patterns"] = list(self.layout.exclude_like_patterns)
+        if self.layout.prefer_non_tests:
+            filters["prefer_non_tests"] = True
         return filters
 
     def summary_filters(self, route: Route) -> dict[str, Any]:

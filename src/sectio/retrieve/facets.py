@@ -9,6 +9,9 @@ pregnancy, ...), a separate search runs only in that facet's own sections:
   phrase (a real anchor, not overlap on generic words: "kidney function" does
   not anchor on "function"); a current medicine can select an interaction
   chunk only when *that medicine* is named inside the interaction section;
+  a term made only of the profile's generic words (``[anchors] generic``:
+  "function", "chức năng") is no anchor at all: it is not searched and the
+  finding lists it in ``ignored_terms``;
 * a ``direct`` facet (pregnancy, breastfeeding) is a section route: the whole
   sections, no anchor.
 
@@ -74,6 +77,7 @@ class FacetFinding(BaseModel):
     sections_searched: list[str]
     terms: list[str] = Field(default_factory=list)
     matched_terms: list[str] = Field(default_factory=list)
+    ignored_terms: list[str] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
 
 
@@ -102,12 +106,42 @@ def _anchors(text: str, terms: Sequence[str]) -> list[str]:
     return [t for t in terms if tokens(t) and find_phrase(words, tokens(t))]
 
 
+def is_generic(term: str, generic: Sequence[str]) -> bool:
+    """Whether ``term`` is made only of generic words or phrases (longest removed first).
+
+    Example:
+        >>> is_generic("Function", ["function"]), is_generic("kidney function", ["function"])
+        (True, False)
+        >>> is_generic("chức năng", ["chức năng"]), is_generic("chức", ["chức năng"])
+        (True, False)
+    """
+    left = list(tokens(term))
+    for phrase in sorted((tokens(g) for g in generic), key=len, reverse=True):
+        n = len(phrase)
+        i = 0
+        while n and i + n <= len(left):
+            if tuple(left[i : i + n]) == phrase:
+                del left[i : i + n]
+            else:
+                i += 1
+    return bool(tokens(term)) and not left
+
+
 def _lexical_facet(
     scope: ReadScope, doc_id: str, name: str, spec: FacetSpec, terms: list[str]
 ) -> FacetFinding:
     collection, tenant = scope.collection, scope.tenant
     sections = list(spec.sections)
-    base = FacetFinding(facet=name, status=INSUFFICIENT, sections_searched=sections, terms=terms)
+    generic = collection.profile.anchors.generic
+    ignored = [t for t in terms if spec.require_anchor and is_generic(t, generic)]
+    base = FacetFinding(
+        facet=name,
+        status=INSUFFICIENT,
+        sections_searched=sections,
+        terms=terms,
+        ignored_terms=ignored,
+    )
+    terms = [t for t in terms if t not in ignored]
     vectors = collection.lexical.encode_query(" ".join(terms)) if terms else {}
     if not vectors:
         return base

@@ -13,8 +13,9 @@ same named stages, in this order:
             caller's ``section_key``).
 ``rerank``  ranked outcomes only: the configured reranker reorders (fail-open).
 ``hydrate`` ranked outcomes only: a chunk with a ``parent_id`` brings its parent.
-``pack``    ranked outcomes keep the top ``top_k``; ranked and overview outcomes
-            are packed to the token budget (whole chunks, never cut).
+``pack``    ranked outcomes keep the top ``top_k`` (the route's ``keep`` when it
+            sets one: the fallback search keeps ``evidence_limit``); ranked and
+            overview outcomes are packed to the token budget (whole chunks, never cut).
 ``answerability``  does the evidence cover what the question is about? If not,
             the turn abstains with a stable reason and the candidates are
             withheld (:mod:`sectio.retrieve.answerability`).
@@ -270,7 +271,7 @@ class Router:
         evidence = outcome.evidence
         facts: dict[str, Any] = {}
         if outcome.finish == "rank":
-            keep = turn.request.keep(scope.policy.rerank_top_k)
+            keep = outcome.keep or turn.request.keep(scope.policy.rerank_top_k)
             evidence, facts = evidence[:keep], {"top_k": keep}
         packed = pack(evidence, scope.policy.max_context_tokens, scope.count_tokens)
         outcome.evidence, outcome.omitted = packed.kept, [*outcome.omitted, *packed.omitted_ids]

@@ -40,6 +40,29 @@ def book_order(evidence: list[Evidence], profile: CorpusProfile) -> list[Evidenc
     )
 
 
+def marker(display_name: str) -> str:
+    """The display-name marker that opens each section of a document's answer (seed: 【Name】)."""
+    return f"【{display_name}】"
+
+
+def mark_section_starts(evidence: Sequence[Evidence], display_name: str) -> None:
+    """Prefix the first chunk of each section (its lowest ``part_index`` here) with the marker.
+
+    Order-independent: a relevance-ordered list is marked like a book-ordered
+    one, so a reader (or a generator) sees where each section of the document
+    begins and which document it belongs to. Marks each section once.
+    """
+    first: dict[str, int] = {}
+    for item in evidence:
+        if item.section_key not in first or item.part_index < first[item.section_key]:
+            first[item.section_key] = item.part_index
+    marked: set[str] = set()
+    for item in evidence:
+        if item.section_key not in marked and item.part_index == first[item.section_key]:
+            marked.add(item.section_key)
+            item.text = f"{marker(display_name)} {item.text}"
+
+
 def section_points(
     scope: ReadScope,
     doc_id: str,

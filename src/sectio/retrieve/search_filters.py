@@ -7,13 +7,15 @@ Keys and meaning (a key given several values matches any of them):
 ``section_key``      the chunk's section
 ``chunk_kind``       ``prose`` or ``block``
 ``tags``             the chunk carries any of the tags
-``metadata.domain``  ``metadata.domain`` equals the value
-``metadata.subdomain`` ``metadata.subdomain`` equals the value
+``metadata.domain``  ``metadata.domain`` equals the value, in any case
+``metadata.subdomain`` ``metadata.subdomain`` equals the value, in any case
 ``path``             ``path`` starts with the prefix (one prefix)
 ``layer``            a docs corpus's layer (``D0`` doc chunks .. ``D5``)
 ==================== =====================================================
 
-Any other key (``tenant`` included: the tenant is a parameter of every read,
+Domains are stored lower-cased (:mod:`sectio.contract.record`), so their
+values are matched lower-cased, and as given for a collection loaded before
+that normalisation. Any other key (``tenant`` included: the tenant is a parameter of every read,
 never a filter) is refused with :class:`sectio.errors.UnknownFilter`.
 
 Example:
@@ -42,6 +44,8 @@ EQUALITY_KEYS = (
     "layer",
 )
 PREFIX_KEYS = ("path",)
+#: Keys whose stored values are lower-cased at ingest.
+FOLDED_KEYS = ("metadata.domain", "metadata.subdomain")
 FILTER_KEYS = EQUALITY_KEYS + PREFIX_KEYS
 
 FilterValue = str | Sequence[str]
@@ -75,6 +79,8 @@ def build_where(filters: Filters | None) -> Where:
         if key not in filters:
             continue
         values = _values(key, filters[key])
+        if key in FOLDED_KEYS:
+            values = tuple(dict.fromkeys(f for v in values for f in (v.strip().lower(), v)))
         if key in PREFIX_KEYS:
             if len(values) > 1:
                 raise UnknownFilter(f"filter {key!r} takes one prefix, got {len(values)}")

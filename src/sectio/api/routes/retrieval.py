@@ -117,6 +117,8 @@ async def lookup(body: LookupRequest, api: Api, tenant: Tenant) -> JSONResponse:
     result = await api.in_engine(
         lambda: api.engine.lookup(phrase, collection=name, tenant=tenant, record=False)
     )
+    if (result.details or {}).get("rerank", {}).get("failed"):
+        api.metrics.rerank_fail_open.inc()
     return await _answer(
         api, result, kind="lookup", endpoint="/v1/lookup", route=result.route, started=started
     )

@@ -81,6 +81,8 @@ class Outcome:
         section_key: ``resolved_section_key`` of the result.
         omitted: chunk ids left out (token budget, row limit).
         timings: extra timings (ms) for the result.
+        keep: a ranked outcome's evidence kept after rerank and hydration (None: the
+            request's ``top_k``, else the policy's ``rerank_top_k``).
     """
 
     route: str
@@ -91,6 +93,7 @@ class Outcome:
     section_key: str | None = None
     omitted: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    keep: int | None = None
 
 
 @dataclass

@@ -5,7 +5,8 @@ section the question names, if any; when that section filter finds nothing
 the search runs once more without it, and ``details.section_filter_empty``
 says so). Dense search always returns neighbours, so a weak best similarity
 (below the policy's ``minimum_score``) discards every hit. The pipeline then
-reranks, hydrates, keeps the top ``top_k`` and packs, as for free-form.
+reranks, hydrates, keeps the top ``evidence_limit`` (the seed's hydrated
+similarity search; a caller's ``top_k`` wins) and packs.
 
 Scores: dense cosine similarity (best window's), never the fusion value.
 """
@@ -89,4 +90,5 @@ class FallbackRoute:
         if section and not evidence and DISCARDED not in facts:
             turn.details["section_filter_empty"] = section
             evidence, facts = search(None)
-        return Outcome(self.name, evidence, {"ranking": facts}, finish="rank")
+        limit = turn.request.keep(scope.policy.evidence_limit)
+        return Outcome(self.name, evidence, {"ranking": facts}, finish="rank", keep=limit)

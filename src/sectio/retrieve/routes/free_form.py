@@ -6,6 +6,12 @@ reciprocal rank fusion in the engine). The pipeline then reranks (if a
 reranker is configured; fail-open), hydrates parents, keeps the top
 ``top_k`` (the policy's ``rerank_top_k``) and packs them to the token budget.
 
+The first chunk of each section (its lowest ``part_index``) opens with the
+document's display name in a marker (``【Metformin】 ...``), as in an
+overview (seed 000: the document's chunks are read with the marker, then
+reranked), so a generator sees which document each part belongs to and where
+a section begins, whatever order relevance puts the chunks in.
+
 Scores: the chunk's dense cosine similarity to the question (its best
 window's), never the fusion value, which is a ranking signal on another scale.
 """
@@ -18,7 +24,13 @@ from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
 from sectio.retrieve.routes.base import Outcome, Turn
-from sectio.retrieve.scan import book_order, fused_points, prose_where, section_points
+from sectio.retrieve.scan import (
+    book_order,
+    fused_points,
+    mark_section_starts,
+    prose_where,
+    section_points,
+)
 from sectio.retrieve.scope import ReadScope
 
 
@@ -66,4 +78,5 @@ class FreeFormRoute:
         if not doc_id:
             return None
         evidence, facts = rank_in_document(scope, doc_id, turn.question)
+        mark_section_starts(evidence, turn.resolved.display_name or doc_id)
         return Outcome(self.name, evidence, {"ranking": facts}, finish="rank", doc_id=doc_id)

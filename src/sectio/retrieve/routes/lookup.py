@@ -16,9 +16,14 @@ Two stages, keyword first:
    ``lookup_dense_minimum_score`` are discarded (dense search always returns
    neighbours; a made-up phrase would get "matches").
 
-Chunks are grouped by document with the **maximum** score (never a sum or a
-count: a document with more chunks does not win by volume), the documents
-capped at ``indication_candidate_limit`` and each at
+Both stages hand over a ranked **chunk pool** of at most
+``indication_retrieval_limit`` chunks (the keyword stage's best-scored
+chunks; the dense stage's nearest). The pool is grouped by document with the
+**maximum** score (never a sum or a count: a document with more chunks does
+not win by volume); the groups are then reranked by the configured reranker
+when there is one (query: the phrase; text: each group's best chunk), which
+fails open to the max-score order (``details.rerank``, as in free-form); the
+documents are capped at ``indication_candidate_limit`` and each at
 ``indication_evidence_per_drug`` chunks.
 """
 
@@ -32,6 +37,7 @@ from sectio.index.collection import Collection
 from sectio.index.filters import Eq
 from sectio.index.port import StoredPoint
 from sectio.retrieve.reads import scroll_all
+from sectio.retrieve.rerank import rerank_fail_open
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import prose_where
 from sectio.retrieve.scope import ReadScope
@@ -68,26 +74,73 @@ def content_terms(
     return terms
 
 
-def group_by_document(
-    scored: list[tuple[float, StoredPoint]], max_docs: int, per_doc: int
-) -> tuple[list[Evidence], list[dict[str, Any]]]:
-    """Group chunk hits by document: max score per document, capped docs x chunks."""
+#: One document's chunk hits, best first.
+Group = tuple[str, list[tuple[float, StoredPoint]]]
+
+
+def chunk_pool(
+    scored: list[tuple[float, StoredPoint]], limit: int
+) -> list[tuple[float, StoredPoint]]:
+    """The ``limit`` best-scored chunks (ties: document, then ``part_index``), best first."""
+    ranked = sorted(
+        scored,
+        key=lambda sp: (
+            -sp[0],
+            str(sp[1].payload.get("doc_id")),
+            int(sp[1].payload.get("part_index") or 0),
+        ),
+    )
+    return ranked[: max(limit, 0)]
+
+
+def group_chunks(scored: list[tuple[float, StoredPoint]]) -> list[Group]:
+    """Chunk hits grouped by document: best document (max chunk score) first, then doc id."""
     groups: dict[str, list[tuple[float, StoredPoint]]] = {}
     for score, point in scored:
         groups.setdefault(str(point.payload.get("doc_id")), []).append((score, point))
-    ranked = sorted(groups.items(), key=lambda kv: (-max(s for s, _ in kv[1]), kv[0]))[:max_docs]
+    for hits in groups.values():
+        hits.sort(key=lambda sp: (-sp[0], int(sp[1].payload.get("part_index") or 0)))
+    return sorted(groups.items(), key=lambda kv: (-kv[1][0][0], kv[0]))
+
+
+def rerank_groups(
+    scope: ReadScope, phrase: str, groups: list[Group]
+) -> tuple[list[Group], dict[str, Any], list[float] | None]:
+    """``groups`` reordered by the reranker on each group's best chunk (fail-open).
+
+    Returns the groups, the rerank status (``status``, ``failed``) and the
+    reranker's score per returned group (None unless it ran).
+    """
+    if not groups:
+        return [], {"status": "skipped", "failed": False}, None
+    reranker, error = scope.reranker()
+    texts = [str(hits[0][1].payload.get("text") or "") for _, hits in groups]
+    result = rerank_fail_open(
+        reranker, phrase, groups, texts, timeout_s=scope.policy.rerank_timeout_s
+    )
+    status: dict[str, Any] = (
+        {"status": "unavailable", "error": error} if error else dict(result.details)
+    )
+    status["failed"] = status.get("status") in ("error", "timeout", "unavailable")
+    return list(result.items), status, result.scores
+
+
+def cap_groups(
+    groups: list[Group], max_docs: int, per_doc: int, rerank_scores: list[float] | None = None
+) -> tuple[list[Evidence], list[dict[str, Any]]]:
+    """The first ``max_docs`` groups as evidence (``per_doc`` chunks each) and a summary."""
     evidence: list[Evidence] = []
     documents: list[dict[str, Any]] = []
-    for doc_id, hits in ranked:
-        hits.sort(key=lambda sp: (-sp[0], int(sp[1].payload.get("part_index") or 0)))
-        documents.append(
-            {
-                "doc_id": doc_id,
-                "doc_title": hits[0][1].payload.get("doc_title"),
-                "score": round(hits[0][0], 6),
-                "matched_chunks": len(hits),
-            }
-        )
+    for i, (doc_id, hits) in enumerate(groups[:max_docs]):
+        doc: dict[str, Any] = {
+            "doc_id": doc_id,
+            "doc_title": hits[0][1].payload.get("doc_title"),
+            "score": round(hits[0][0], 6),
+            "matched_chunks": len(hits),
+        }
+        if rerank_scores is not None:
+            doc["rerank_score"] = round(float(rerank_scores[i]), 6)
+        documents.append(doc)
         for score, point in hits[:per_doc]:
             evidence.append(Evidence.from_payload(point.payload, score, rank=len(evidence) + 1))
     return evidence, documents
@@ -148,11 +201,17 @@ def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None
         details["dense_hits"] = len(kept)
         details["dense_discarded"] = len(kept) - len(scored)
         details["dense_minimum_score"] = policy.lookup_dense_minimum_score
-    evidence, documents = group_by_document(
-        scored, policy.indication_candidate_limit, policy.indication_evidence_per_drug
-    )
     details["stage"] = stage
     details["matched_chunks"] = len(scored)
+    pool = chunk_pool(scored, policy.indication_retrieval_limit)
+    details["chunk_pool"] = {"limit": policy.indication_retrieval_limit, "kept": len(pool)}
+    groups, details["rerank"], rerank_scores = rerank_groups(scope, phrase, group_chunks(pool))
+    evidence, documents = cap_groups(
+        groups,
+        policy.indication_candidate_limit,
+        policy.indication_evidence_per_drug,
+        rerank_scores,
+    )
     return LookupOutcome(evidence, documents, details)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from sectio.contract.result import Evidence
 from sectio.retrieve.routes.base import Outcome, Turn
-from sectio.retrieve.scan import book_order, section_points
+from sectio.retrieve.scan import book_order, mark_section_starts, section_points
 from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.text import tokens
 
@@ -50,11 +50,6 @@ def is_bare(question: str, name_spans: Iterable[tuple[int, int]]) -> bool:
     return all(i in covered or w in FILLER_WORDS for i, w in enumerate(words))
 
 
-def marker(display_name: str) -> str:
-    """The display-name marker that opens each section of an overview."""
-    return f"【{display_name}】"
-
-
 def overview_evidence(scope: ReadScope, doc_id: str, display_name: str) -> list[Evidence]:
     """The intro sections of ``doc_id``, book order, each section's first chunk marked."""
     profile = scope.profile
@@ -63,12 +58,9 @@ def overview_evidence(scope: ReadScope, doc_id: str, display_name: str) -> list[
     evidence = book_order(
         [Evidence.from_payload(p.payload, OVERVIEW_SCORE) for p in points], profile
     )
-    seen: set[str] = set()
     for i, item in enumerate(evidence):
         item.rank = i + 1
-        if item.section_key not in seen:
-            seen.add(item.section_key)
-            item.text = f"{marker(display_name)} {item.text}"
+    mark_section_starts(evidence, display_name)
     return evidence
 
 
