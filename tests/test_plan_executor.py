@@ -356,8 +356,11 @@ def test_domain_filters_ignore_case_in_chunk_files_and_markdown(
 def test_a_profile_with_prefer_non_tests_demotes_test_pages_and_keeps_them(
     sectio: Sectio, tmp_path: Path
 ) -> None:
+    # the test page is a little closer to the question (one place ahead in each list):
+    # plain keeps it first; prefer_non_tests gives that place up to the guide
     page = "# Refund faq\n\nHow to cancel a refund of an order.\n"
-    files = {"docs/tests/refund-faq.md": page, "docs/guide/refund-faq.md": page}
+    test_page = "# Refund faq\n\nHow to cancel a refund of an order. Cancel a refund.\n"
+    files = {"docs/tests/refund-faq.md": test_page, "docs/guide/refund-faq.md": page}
     corpus = make_corpus(tmp_path / "c", files)
     toml = tmp_path / "nt.toml"
     base = 'name = "nt"\nengine = "docs_planner"\n'
