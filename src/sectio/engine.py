@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from sectio import telemetry
 from sectio.contract.bounds import InputLimits
-from sectio.contract.names import check_collection_name
+from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
 from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.record import ChunkRecord
 from sectio.contract.result import Evidence, RetrievalResult, SearchResult
@@ -61,7 +61,6 @@ from sectio.settings import Settings
 if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
     from sectio.ops.store import OpsStore
 
-DEFAULT_COLLECTION = "default"
 #: The tenant of records that name none, and of a single-tenant library's reads.
 DEFAULT_TENANT = "default"
 

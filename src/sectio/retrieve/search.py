@@ -32,11 +32,11 @@ Example:
 from __future__ import annotations
 
 import time
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from sectio.contract.request import SEARCH_MODES, SearchMode
 from sectio.contract.result import Evidence, SearchResult
 from sectio.embed.port import Embedder
 from sectio.errors import ConfigError
@@ -54,8 +54,8 @@ from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.reads import TenantGuard, keep_tenant, scoped
 from sectio.retrieve.search_filters import Filters, build_where
 
-Mode = Literal["hybrid", "dense", "lexical"]
-MODES: tuple[str, ...] = ("hybrid", "dense", "lexical")
+Mode = SearchMode
+MODES: tuple[str, ...] = SEARCH_MODES
 
 TOP_K_MIN, TOP_K_MAX = 1, 50
 #: The most an internal caller (evaluation) may ask for past the public clamp.
