@@ -251,14 +251,22 @@ class Sectio(OpsFacade):
         return self.backend.exists(check_collection_name(name))
 
     def info(self, name: str | None = None) -> dict[str, Any]:
-        """Collections with their manifests and counts (one collection if ``name``)."""
+        """Collections with their manifests and counts (one collection if ``name``).
+
+        Needs no embedder: a collection already open answers from its index, any
+        other is opened, counted and closed (``sectio info`` loads no model).
+
+        Raises:
+            CollectionNotFound: ``name`` does not exist.
+        """
         names = [check_collection_name(name)] if name is not None else self.collection_names()
         out: list[dict[str, Any]] = []
         for n in names:
             if not self.backend.exists(n):
                 raise CollectionNotFound(f"no collection named {n!r}")
             manifest = self.backend.read_manifest(n)
-            count = self.collection(n).index.count() if manifest else self.backend.point_count(n)
+            opened = self._open.get(n)
+            count = opened.index.count() if opened else self.backend.point_count(n)
             out.append({"name": n, "count": count, "manifest": _manifest_json(manifest)})
         return {"home": str(self.settings.home), "backend": self.backend.kind, "collections": out}
 
