@@ -101,7 +101,8 @@ def test_public_names_import_on_first_use() -> None:
 
 @pytest.fixture(scope="module")
 def minilm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A home with one collection embedded by the real model (the default embedder)."""
+    """A home with one collection embedded by the real model (the default embedder) and a
+    migrated operational store (the CLI traces every search)."""
     root = tmp_path_factory.mktemp("startup")
     corpus = write_jsonl(
         root / "c.jsonl",
@@ -113,6 +114,7 @@ def minilm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = root / "home"
     with Sectio(Settings(home=home, embedder="minilm")) as s:
         s.ingest(corpus, collection="labels")
+        s.migrate()
     return home
 
 
@@ -128,6 +130,7 @@ def test_lexical_search_loads_no_model_and_hybrid_does(tmp_path: Path, minilm_ho
     rc, loaded, out = probe(tmp_path, minilm_home, *args, "--mode", "lexical")
     assert rc == 0 and json.loads(out)["hits"][0]["doc_id"] == "metformin"
     assert not set(MODEL) & set(loaded), loaded
+    assert "sqlalchemy" in loaded and "alembic" not in loaded  # traced; the store is at head
     rc, loaded, out = probe(tmp_path, minilm_home, *args)
     assert rc == 0 and json.loads(out)["hits"][0]["doc_id"] == "metformin"
     assert "onnxruntime" in loaded and "fastembed" not in loaded  # the model runs without it
