@@ -14,11 +14,13 @@ machine, every cold ``sectio ask``) to run the same three steps:
 The vectors are fastembed's, bit for bit (tests/test_embed_session.py checks
 that against fastembed itself), so collections embedded before stay valid.
 
-Sessions are shared (:func:`shared_session`): the first encoder of a process
-loads the graph, every later one (another :class:`sectio.Sectio`, a second
-collection, the server's threads) reuses it. A session's ``run`` is
-thread-safe, and the weights are read-only, so this process-wide cache is
-the one exception to "no module-level state" (STYLE.md).
+Encoders and sessions are shared (:func:`shared_encoder`,
+:func:`shared_session`): the first embedder of a process loads the graph and
+the tokenizer, every later one (another :class:`sectio.Sectio`, another
+``SECTIO_HOME``, the server's threads) reuses them. A session's ``run`` and a
+tokenizer's ``encode_batch`` are thread-safe, and neither changes after
+loading, so this process-wide cache is the one exception to "no module-level
+state" (STYLE.md).
 
 Example:
     >>> enc = SentenceEncoder(model_dir, max_length=256)  # doctest: +SKIP
@@ -41,7 +43,22 @@ from sectio.embed.runtime import onnx_environment
 from sectio.errors import EmbeddingError
 
 _sessions: dict[tuple[str, int | None], Any] = {}
-_sessions_lock = threading.Lock()
+_encoders: dict[tuple[str, int, int | None], SentenceEncoder] = {}
+_lock = threading.RLock()
+
+
+def shared_encoder(model_dir: Path, max_length: int, threads: int | None = None) -> SentenceEncoder:
+    """The process's encoder of ``model_dir`` (one per weights file, length and thread count).
+
+    Raises:
+        EmbeddingError: the tokenizer or the model cannot be loaded.
+    """
+    key = (str((model_dir / "model.onnx").resolve()), max_length, threads)
+    with _lock:
+        encoder = _encoders.get(key)
+        if encoder is None:
+            encoder = _encoders[key] = SentenceEncoder(model_dir, max_length, threads)
+    return encoder
 
 
 def shared_session(model_file: Path, threads: int | None = None) -> Any:
@@ -51,7 +68,7 @@ def shared_session(model_file: Path, threads: int | None = None) -> Any:
         EmbeddingError: onnxruntime cannot load the file.
     """
     key = (str(model_file.resolve()), threads)
-    with _sessions_lock:
+    with _lock:
         session = _sessions.get(key)
         if session is None:
             session = _sessions[key] = _load_session(model_file, threads)

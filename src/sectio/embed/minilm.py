@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from sectio._files import file_sha256
-from sectio.embed.encoder import SentenceEncoder
+from sectio.embed.encoder import SentenceEncoder, shared_encoder
 from sectio.embed.port import Matrix, Vector
 from sectio.embed.runtime import onnx_environment
 from sectio.errors import EmbeddingError
@@ -159,13 +159,13 @@ class MiniLMEmbedder:
 
     @property
     def encoder(self) -> SentenceEncoder:
-        """The model: tokenizer + the process's shared ONNX session (loaded on first use).
+        """The model: the process's shared tokenizer + ONNX session (loaded on first use).
 
         Raises:
             EmbeddingError: the ONNX model cannot be loaded.
         """
         if self._encoder is None:
-            self._encoder = SentenceEncoder(self._model_dir, self.max_length, self._threads)
+            self._encoder = shared_encoder(self._model_dir, self.max_length, self._threads)
         return self._encoder
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
