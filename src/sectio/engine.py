@@ -26,40 +26,34 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sectio import telemetry
-from sectio.contract.bounds import InputLimits
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
-from sectio.contract.profile import CorpusProfile, load_profile
-from sectio.contract.record import ChunkRecord
-from sectio.contract.result import Evidence, RetrievalResult, SearchResult
-from sectio.embed.cache import CachedEmbedder
-from sectio.embed.factory import build_cached_embedder
-from sectio.embed.port import Embedder
 from sectio.engine_ops import OpsFacade
 from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
-from sectio.index.collection import Collection, open_collection
-from sectio.index.copy import TransferReport, serving_gate
 from sectio.index.factory import build_backend
 from sectio.index.manifest import Manifest, assert_compatible, check_serving
 from sectio.index.port import IndexBackend, LocalStore, WriteSize
-from sectio.index.transfer import export_collection, import_collection
-from sectio.ingest.loader import IngestReport, load_records
-from sectio.ingest.readers import read_source
-from sectio.plan import DocsPlanRoute, RetrievalPlan
-from sectio.plan import Route as PlanRoute
-from sectio.registry import routes_for
 from sectio.retrieve import reads
-from sectio.retrieve.facets import Assessment, FacetContext
-from sectio.retrieve.fusion import FusionParams
-from sectio.retrieve.pipeline import Router
-from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.rerank import Reranker, build_reranker
-from sectio.retrieve.search import search as run_search
 from sectio.retrieve.search_filters import Filters, build_where
 from sectio.settings import Settings
 
-if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
+# What a command may not need is imported where it is used: ``sectio info`` reads
+# manifests and counts (the store), not the routes, the planner, ingest or the model.
+if TYPE_CHECKING:
+    from sectio.contract.profile import CorpusProfile
+    from sectio.contract.record import ChunkRecord
+    from sectio.contract.result import Evidence, RetrievalResult, SearchResult
+    from sectio.embed.cache import CachedEmbedder
+    from sectio.embed.port import Embedder
+    from sectio.index.collection import Collection
+    from sectio.index.copy import TransferReport
+    from sectio.ingest.loader import IngestReport
     from sectio.ops.store import OpsStore
+    from sectio.plan import RetrievalPlan
+    from sectio.plan import Route as PlanRoute
+    from sectio.retrieve.facets import Assessment, FacetContext
+    from sectio.retrieve.pipeline import Router
+    from sectio.retrieve.rerank import Reranker
 
 #: The tenant of records that name none, and of a single-tenant library's reads.
 DEFAULT_TENANT = "default"
@@ -134,6 +128,8 @@ class Sectio(OpsFacade):
     def embedder(self) -> CachedEmbedder:
         """The configured embedder behind the on-disk cache (built on first use)."""
         if self._embedder is None:
+            from sectio.embed.factory import build_cached_embedder
+
             self._embedder = build_cached_embedder(self.settings, self._inner_embedder)
         return self._embedder
 
@@ -144,6 +140,8 @@ class Sectio(OpsFacade):
             ContractError: ``name`` is not a valid collection name.
         """
         if name not in self._open:
+            from sectio.index.collection import open_collection
+
             check_collection_name(name)
             coll = open_collection(self.backend, name, self.embedder)
             self._open[name] = telemetry.instrument_collection(coll)  # engine-query spans
@@ -193,6 +191,11 @@ class Sectio(OpsFacade):
         Raises:
             ContractError: an invalid collection name or source (names file, line, field).
         """
+        from sectio.contract.bounds import InputLimits
+        from sectio.contract.profile import CorpusProfile, load_profile
+        from sectio.ingest.loader import load_records
+        from sectio.ingest.readers import read_source
+
         check_collection_name(collection)
         prof = (
             profile
@@ -380,6 +383,9 @@ class Sectio(OpsFacade):
             UnknownFilter: an unknown filter key.
             ConfigError: an unknown mode.
         """
+        from sectio.retrieve.fusion import FusionParams
+        from sectio.retrieve.search import search as run_search
+
         tenant = self._tenant(tenant)
         coll = self.collection(collection)
         filters, layers = search_layers(coll.profile, filters)
@@ -426,6 +432,8 @@ class Sectio(OpsFacade):
         With ``filters={"doc_id": D, "section_key": S}`` this is a complete section
         read. ``score`` is 0.0 (nothing was ranked).
         """
+        from sectio.contract.result import Evidence
+
         points = reads.scroll_all(
             self.collection(collection).index,
             self._tenant(tenant),
@@ -449,6 +457,8 @@ class Sectio(OpsFacade):
         tenant: str | None = None,
     ) -> list[Evidence]:
         """Chunks by ``chunk_id``, of ``tenant`` only, in the order asked (unknown ids absent)."""
+        from sectio.contract.result import Evidence
+
         points = reads.retrieve_chunks(
             self.collection(collection).index,
             chunk_ids,
@@ -460,6 +470,11 @@ class Sectio(OpsFacade):
     # --- routed retrieval: ask, lookup, assess --------------------------------------
     def router(self, collection: str = DEFAULT_COLLECTION) -> Router:
         """The routed-retrieval state of ``collection`` (kept while it stays open)."""
+        from sectio.registry import routes_for
+        from sectio.retrieve.fusion import FusionParams
+        from sectio.retrieve.pipeline import Router
+        from sectio.retrieve.policy import EvidencePolicy
+
         coll = self.collection(collection)
         router = self._routers.get(collection)
         if router is None or router.collection is not coll:
@@ -481,6 +496,8 @@ class Sectio(OpsFacade):
     def _get_reranker(self) -> tuple[Reranker | None, str | None]:
         """The configured reranker (built once), or the error that kept it from loading."""
         if self._reranker is None:
+            from sectio.retrieve.rerank import build_reranker
+
             try:
                 self._reranker = (build_reranker(self.settings), None)
             except Exception as exc:  # fail-open: a broken reranker never breaks ask
@@ -600,6 +617,8 @@ class Sectio(OpsFacade):
             CollectionNotFound: no such collection.
             ConfigError: the collection is not answered by the docs planner.
         """
+        from sectio.plan import DocsPlanRoute
+
         router = self.router(collection)
         for route in router.routes:
             if isinstance(route, DocsPlanRoute):
@@ -697,6 +716,9 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: the target holds another corpus and ``replace`` is False.
         """
+        from sectio.index.copy import serving_gate
+        from sectio.index.transfer import export_collection
+
         check_collection_name(as_name or collection)
         self.release(collection)
         return export_collection(
@@ -729,6 +751,9 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: ``collection`` holds another corpus and ``replace`` is False.
         """
+        from sectio.index.copy import serving_gate
+        from sectio.index.transfer import import_collection
+
         check_collection_name(collection)
         self.release(collection)
         return import_collection(
