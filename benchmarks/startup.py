@@ -28,12 +28,17 @@ sectio's ~130 modules on every start.
 
 The demo corpus (271 chunks, MiniLM int8) is ingested once under
 ``WORK/home``; ``--docs DIR`` also ingests a Markdown folder (profile
-``docs_argocd``) and adds its ``ask`` rows.
+``docs_argocd``) and adds its ``ask`` rows. ``--src DIR`` runs tables 1 and 2
+against another checkout's ``src`` (``PYTHONPATH``; e.g. ``git archive`` of an
+older commit) on the same home: a before/after in the same conditions.
 
 Run::
 
     .venv/bin/python benchmarks/startup.py                      # ~3 min on 2 busy cores
-    .venv/bin/python benchmarks/startup.py --runs 11 --docs ../shared/data/docs_argocd/docs
+    DOCS=../shared/data/docs_argocd/docs/operator-manual/user-management  # 12 pages
+    .venv/bin/python benchmarks/startup.py --docs $DOCS
+    git archive 4b510f3 src | tar -x -C /tmp/before                     # main before issue 20
+    .venv/bin/python benchmarks/startup.py --docs $DOCS --src /tmp/before/src
 """
 
 from __future__ import annotations
@@ -53,15 +58,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import print_table, run_phase
 
 QUESTION = "who should not take Glucophage?"  # the demo's printed next step
-FREE_FORM = "what should I know about metformin and alcohol"
+RANKED = "which drug lowers blood pressure"  # no drug named: fallback search, calibrated
 SEARCH = "lactic acidosis"
-DOCS_QUESTION = "How do I rotate the admin password?"
+DOCS_QUESTION = "How do I disable the admin user?"
 
 
-def _env(work: Path, home: Path) -> dict[str, str]:
+def _env(work: Path, home: Path, src: Path | None = None) -> dict[str, str]:
+    """The commands' environment: this home, a bytecode cache, ``src`` first on the path."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SECTIO_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(SECTIO_HOME=str(home), PYTHONPYCACHEPREFIX=str(work / "pycache"))
+    if src is not None:
+        env["PYTHONPATH"] = str(src.resolve())
     return env
 
 
@@ -79,7 +87,7 @@ def _run_once(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def cli_table(work: Path, home: Path, runs: int, docs: bool) -> list[list[Any]]:
+def cli_table(env: dict[str, str], runs: int, docs: bool) -> list[list[Any]]:
     """Table 1: each command's wall and CPU p50 next to ``python -c pass``."""
     exe = str(Path(sys.executable).parent / "sectio")
     commands: list[tuple[str, list[str], str]] = [
@@ -94,13 +102,12 @@ def cli_table(work: Path, home: Path, runs: int, docs: bool) -> list[list[Any]]:
         ),
         ("sectio search (hybrid)", [exe, "search", SEARCH, "-c", "demo"], ""),
         ("sectio ask (section route)", [exe, "ask", QUESTION, "-c", "demo"], ""),
-        ("sectio ask (free-form)", [exe, "ask", FREE_FORM, "-c", "demo"], ""),
+        ("sectio ask (fallback search)", [exe, "ask", RANKED, "-c", "demo"], ""),
     ]
     if docs:
         commands.append(
             ("sectio ask (docs planner)", [exe, "ask", DOCS_QUESTION, "-c", "docs"], "")
         )
-    env = _env(work, home)
     for _, cmd, _ in commands:  # untimed: fills the bytecode cache, migrates the trace store
         _run_once(cmd, env)
     walls: dict[str, list[float]] = {name: [] for name, _, _ in commands}
@@ -126,31 +133,33 @@ def cli_table(work: Path, home: Path, runs: int, docs: bool) -> list[list[Any]]:
     return rows
 
 
-def phase_query(home: str, docs: str) -> dict[str, Any]:
-    """Table 2, in this fresh process: first call vs the same call warm."""
+#: Table 2's calls: (what, collection, question).
+CALLS = {
+    "ask (section route)": ("ask", "demo", QUESTION),
+    "ask (fallback search)": ("ask", "demo", RANKED),
+    "search (hybrid)": ("search", "demo", SEARCH),
+    "ask (docs planner)": ("ask", "docs", DOCS_QUESTION),
+}
+
+
+def phase_query(home: str, call: str) -> dict[str, Any]:
+    """Table 2, in this fresh process: ``call`` the first time vs the same call warm."""
     os.environ["SECTIO_QUERY_CACHE_SIZE"] = "0"  # every repeat embeds its question again
     warm = int(os.environ.get("STARTUP_WARM", "9"))
     started = time.perf_counter()
     from sectio import Sectio, Settings
 
     sx = Sectio(Settings(home=Path(home)), write_traces=True)  # as the CLI
-    out: dict[str, Any] = {"import_ms": (time.perf_counter() - started) * 1000}
-    calls = {
-        "ask (section route)": lambda: sx.ask(QUESTION, collection="demo"),
-        "ask (free-form)": lambda: sx.ask(FREE_FORM, collection="demo"),
-        "search (hybrid)": lambda: sx.search(SEARCH, collection="demo"),
-    }
-    if docs == "yes":
-        calls["ask (docs planner)"] = lambda: sx.ask(DOCS_QUESTION, collection="docs")
-    for name, call in calls.items():
-        times = []
-        for _ in range(warm + 1):
-            t0 = time.perf_counter()
-            call()
-            times.append((time.perf_counter() - t0) * 1000)
-        out[name] = {"first": times[0], "warm": statistics.median(times[1:])}
+    imported = (time.perf_counter() - started) * 1000
+    what, collection, question = CALLS[call]
+    run = sx.ask if what == "ask" else sx.search
+    times = []
+    for _ in range(warm + 1):
+        t0 = time.perf_counter()
+        run(question, collection=collection)
+        times.append((time.perf_counter() - t0) * 1000)
     sx.close()
-    return out
+    return {"import": imported, "first": times[0], "warm": statistics.median(times[1:])}
 
 
 def phase_onnx(work: str) -> dict[str, Any]:
@@ -208,7 +217,9 @@ def _feed(model: Any) -> dict[str, Any]:
 
 
 def build_home(home: Path, docs: Path | None) -> None:
-    """The demo collection (and a docs one) under ``home``, once; the store migrated."""
+    """The demo collection (and a docs one) under ``home``, once; the store migrated; one
+    question asked of each (the first ask of a home embeds the answerability
+    calibration's fixed questions into its cache, once for its life)."""
     from sectio import Sectio, Settings
     from sectio.demo import DEMO_PROFILE, demo_corpus_path
 
@@ -220,6 +231,8 @@ def build_home(home: Path, docs: Path | None) -> None:
             print(f"ingesting {docs} (once; minutes) ...", file=sys.stderr)
             sx.ingest(docs, profile="docs_argocd", collection="docs")
         sx.migrate()
+        for collection in ("demo", "docs") if docs is not None else ("demo",):
+            sx.ask("which setting is documented here", collection=collection)
 
 
 def main() -> None:
@@ -230,32 +243,35 @@ def main() -> None:
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "sectio-bench-startup"
     )
     ap.add_argument("--docs", type=Path, default=None, help="a Markdown folder: add docs rows")
+    ap.add_argument("--src", type=Path, default=None, help="time another checkout's src")
     args = ap.parse_args()
     work = args.work.resolve()
     home = work / "home"
     build_home(home, args.docs)
     load_before = os.getloadavg()[0]
     script = Path(__file__).resolve()
-    env = {**_env(work, home), "STARTUP_WARM": str(args.warm)}
-    query = run_phase(script, "query", str(home), "yes" if args.docs else "no", env=env)
-    onnx = run_phase(script, "onnx", str(work), env=env)
-    cli = cli_table(work, home, args.runs, args.docs is not None)
-    print(f"\nload average {load_before:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    env = {**_env(work, home, args.src), "STARTUP_WARM": str(args.warm)}
+    calls = [c for c in CALLS if args.docs or CALLS[c][1] != "docs"]
+    query = {c: run_phase(script, "query", str(home), c, env=env) for c in calls}
+    onnx = None if args.src else run_phase(script, "onnx", str(work), env=env)
+    cli = cli_table(env, args.runs, args.docs is not None)
+    print(f"\ncode: {args.src or 'this checkout'}")
+    print(f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print_table(
         "CLI start: fresh process, p50 of interleaved runs",
         ["command", "wall ms", "CPU ms", "wall vs python -c pass", "target"],
         cli,
     )
     print_table(
-        "first query vs warm, one process (trace written, query LRU off)",
-        ["call", "first ms", "warm p50 ms", "first / warm"],
+        "first call vs warm, each in a fresh process (trace written, query LRU off)",
+        ["call", "import + Sectio() ms", "first call ms", "warm p50 ms", "first / warm"],
         [
-            [name, v["first"], v["warm"], f"{v['first'] / v['warm']:.0f}x"]
+            [name, v["import"], v["first"], v["warm"], f"{v['first'] / v['warm']:.0f}x"]
             for name, v in query.items()
-            if isinstance(v, dict)
-        ]
-        + [["import sectio + Sectio()", query["import_ms"], "", ""]],
+        ],
     )
+    if onnx is None:
+        return
     print_table(
         "ONNX session (MiniLM int8): load CPU ms, query p50 ms, file MiB",
         ["session", "load CPU ms", "query p50 ms", "MiB"],
