@@ -34,7 +34,7 @@ from sectio.ops import (
     head_revision,
     retention_loop,
 )
-from sectio.ops.migrate import VERSION_TABLE
+from sectio.ops.migrate import HEAD_REVISION, VERSION_TABLE, recorded_revision
 from sectio.ops.records import TraceEntry
 from sectio.ops.schema import metadata
 from sectio.testing import FakeClock, throwaway_database
@@ -164,6 +164,19 @@ def test_migrate_from_empty_then_rerun_is_a_noop(empty_url: str) -> None:
     assert store.revision() == head_revision()
     assert store.list_traces() == []
     store.close()
+
+
+def test_the_named_head_is_alembics_head(url: str) -> None:
+    # The schema check at head reads HEAD_REVISION instead of importing Alembic:
+    # a new migration script must update it, or migrated databases would not upgrade.
+    assert head_revision() == HEAD_REVISION
+    engine = sa.create_engine(url, poolclass=sa.NullPool)
+    with engine.connect() as conn:
+        assert recorded_revision(conn) == HEAD_REVISION  # the plain read agrees with Alembic
+        conn.execute(sa.text(f"UPDATE {VERSION_TABLE} SET version_num = 'older'"))
+        assert recorded_revision(conn) == "older"
+        conn.rollback()
+    engine.dispose()
 
 
 def test_schema_columns_keys_cascade_indexes(url: str, backend: str) -> None:

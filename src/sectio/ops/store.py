@@ -248,6 +248,10 @@ class OpsStore:
                 self._check_schema()
 
     def _check_schema(self) -> None:
+        with self._tx() as conn:
+            if migrations.recorded_revision(conn) == migrations.HEAD_REVISION:
+                self._ready = True  # at head: Alembic was never imported
+                return
         current = self.revision()
         head = migrations.head_revision()
         if current == head:

@@ -78,9 +78,14 @@ class ReadScope:
         return np.asarray(self.embedder.embed_query(question), dtype=np.float32)
 
     def query_vectors(self, questions: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Dense vectors of many questions, in order, one model call where the embedder
-        batches (its query cache's ``prefetch_queries``); each row equals
-        :meth:`query_vector` of its question."""
+        """Dense vectors of a fixed bank of questions (calibration, intent examples), in
+        order: from the embedder's disk cache when it has one (``embed_query_bank``: the
+        model runs once per ``SECTIO_HOME``), else one batched model call (its query
+        cache's ``prefetch_queries``); each row equals :meth:`query_vector` of its question
+        (to float rounding)."""
+        bank = getattr(self.embedder, "embed_query_bank", None)
+        if bank is not None:
+            return np.asarray(bank(questions), dtype=np.float32)
         prefetch = getattr(self.embedder, "prefetch_queries", None)
         if prefetch is not None:
             prefetch(questions)

@@ -46,11 +46,11 @@ Example:
 from __future__ import annotations
 
 import time
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from sectio.contract.request import SEARCH_MODES, SearchMode
 from sectio.contract.result import Evidence, ListScore, SearchResult
 from sectio.embed.port import Embedder
 from sectio.errors import ConfigError
@@ -71,8 +71,8 @@ from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.reads import TenantGuard, keep_tenant, scoped
 from sectio.retrieve.search_filters import Filters, build_where
 
-Mode = Literal["hybrid", "dense", "lexical"]
-MODES: tuple[str, ...] = ("hybrid", "dense", "lexical")
+Mode = SearchMode
+MODES: tuple[str, ...] = SEARCH_MODES
 
 #: One ranked list's places (rank from 1, the list's score), by point id.
 Ranks = dict[str, ListRank]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from sectio.cli.base import (
@@ -14,7 +16,9 @@ from sectio.cli.base import (
     tenant_option,
 )
 from sectio.contract.request import TURN_TYPES
-from sectio.contract.result import RetrievalResult
+
+if TYPE_CHECKING:
+    from sectio.contract.result import RetrievalResult
 
 
 def print_result(result: RetrievalResult) -> None:

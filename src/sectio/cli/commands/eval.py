@@ -7,6 +7,7 @@ against each question's ``expect`` (answer or abstain); no qrels needed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,16 +21,10 @@ from sectio.cli.base import (
     tenant_option,
 )
 from sectio.cli.progress import progress_reporter
-from sectio.eval import (
-    EVAL_MODES,
-    LEVELS,
-    evaluate,
-    load_qrels,
-    load_queries,
-    write_per_query,
-)
-from sectio.eval.answerability import evaluate_answerability, load_questions, write_rows
-from sectio.eval.harness import EvalReport
+from sectio.eval.choices import EVAL_MODES, LEVELS
+
+if TYPE_CHECKING:
+    from sectio.eval.harness import EvalReport
 
 
 @cli.command(name="eval")
@@ -111,6 +106,8 @@ def eval_command(
         return
     if qrels is None:
         raise click.UsageError("QRELS is required (or pass --answerability)")
+    from sectio.eval import evaluate, load_qrels, load_queries, write_per_query
+
     judged = load_qrels(qrels)
     texts = load_queries(queries)
     reports: dict[str, EvalReport] = {}
@@ -195,6 +192,8 @@ def _answerability(
     tenant: str,
     as_json: bool,
 ) -> None:
+    from sectio.eval.answerability import evaluate_answerability, load_questions, write_rows
+
     questions = load_questions(queries, group_key=group_by)
     progress, done = progress_reporter("eval", "questions", enabled=not as_json)
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from sectio.cli.base import Context, cli, emit_json, json_option, note, pass_state
-from sectio.index.edge.space import human
 
 
 @cli.command()
@@ -18,6 +17,8 @@ def gc(state: Context, collection: str | None, as_json: bool) -> None:
     A collection another process is writing is skipped and named with its pid.
     Every write also does this for its own collection first.
     """
+    from sectio.index.edge.space import human
+
     report = state.sectio.gc(collection)
     if as_json:
         emit_json(report)

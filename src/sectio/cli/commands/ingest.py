@@ -16,7 +16,7 @@ from sectio.cli.base import (
     pass_state,
 )
 from sectio.cli.progress import progress_reporter
-from sectio.ingest.readers import FORMATS
+from sectio.ingest.detect import FORMATS
 
 
 @cli.command()

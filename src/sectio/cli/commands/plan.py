@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from sectio.cli.base import (
@@ -13,8 +15,9 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
-from sectio.plan import plan_question
-from sectio.plan.models import RetrievalPlan, Route
+
+if TYPE_CHECKING:
+    from sectio.plan.models import RetrievalPlan, Route
 
 
 def print_plan(route: Route, plan: RetrievalPlan) -> None:
@@ -60,6 +63,8 @@ def plan(state: Context, question: str, collection: str, tenant: str, as_json: b
     if state.sectio.has_collection(collection):
         route, retrieval_plan = state.sectio.plan(question, collection=collection, tenant=tenant)
     else:
+        from sectio.plan import plan_question
+
         route, retrieval_plan = plan_question(question)
     if as_json:
         emit_json(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from sectio.cli.base import (
@@ -13,9 +15,11 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
-from sectio.contract.result import ListScore, SearchResult
-from sectio.retrieve.search import MODES
+from sectio.contract.request import SEARCH_MODES
 from sectio.retrieve.search_filters import FILTER_KEYS, parse_filter_args
+
+if TYPE_CHECKING:
+    from sectio.contract.result import ListScore, SearchResult
 
 #: Column titles of the lists a search ranks by (``Evidence.scores`` keys), in display order.
 LIST_COLUMNS = {"fusion": "fusion", "dense": "cosine", "bm25": "bm25", "bm25_folded": "bm25 folded"}
@@ -69,7 +73,7 @@ def print_hits(result: SearchResult) -> None:
 )
 @click.option(
     "--mode",
-    type=click.Choice(MODES),
+    type=click.Choice(SEARCH_MODES),
     default="hybrid",
     show_default=True,
     help="hybrid: dense + BM25 fused by reciprocal rank; dense; lexical (BM25).",

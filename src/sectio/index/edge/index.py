@@ -10,7 +10,6 @@ as edge ``QueryRequest`` objects.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -266,9 +265,10 @@ class EdgeIndex(QdrantIndexBase):
         self.shard.flush()
 
     def close(self) -> None:
+        """Close the shard; Qdrant Edge's ``close`` flushes it (an ``msync`` of every
+        segment: a ``flush`` before it synced everything twice, ~0.25 s of a read-only
+        command's exit on a busy disk)."""
         if self._shard is not None:
-            with contextlib.suppress(Exception):
-                self._shard.flush()
             self._shard.close()
             self._shard = None
 
