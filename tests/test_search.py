@@ -370,9 +370,12 @@ def test_vietnamese_folded_and_exact_are_fused(tmp_path: Path, sectio: Sectio) -
     top = exact.hits[0].scores or {}
     assert list(top) == ["fusion", "bm25", "bm25_folded"]
     assert top["bm25"] is not None and top["bm25"].rank == 1
-    assert top["bm25_folded"] is not None and top["bm25_folded"].rank == 1
     variant = next(h.scores or {} for h in exact.hits if h.doc_id == "variant")
     assert variant["bm25"] is None and variant["bm25_folded"] is not None
+    # folded, the two texts are the same words: they tie, and the engine orders ties its way
+    assert top["bm25_folded"] is not None and top["bm25_folded"].rank in (1, 2)
+    assert top["bm25_folded"].score == pytest.approx(variant["bm25_folded"].score)
+    assert {top["bm25_folded"].rank, variant["bm25_folded"].rank} == {1, 2}
     assert list(hybrid.hits[0].scores or {}) == ["fusion", "dense", "bm25", "bm25_folded"]
 
 
