@@ -18,6 +18,7 @@ from opentelemetry.util._once import Once
 from sectio import Sectio, Settings, telemetry
 from sectio.api import create_app
 from sectio.client._core import make_call
+from sectio.retrieve.calibration import CALIBRATION_SPAN
 from tests.helpers.api import ACME, KEYS
 from tests.helpers.servers import QUESTIONS, build_label_home
 
@@ -77,9 +78,12 @@ def test_request_ask_and_stage_spans_under_the_incoming_traceparent(
     assert ask.attributes["sectio.tenant"] == "acme"
     assert ask.attributes["sectio.decision"] == "ANSWERABLE"
     assert int(str(ask.attributes["sectio.evidence_count"])) == 4
+    # the first ranked read of a tenant calibrates the hybrid weights, in a span of its own
+    calibration = by_name(done, CALIBRATION_SPAN)
     stages = [s.name for s in done if parent_of(s) == ask.context.span_id]
     names = ("route", "rerank", "hydrate", "pack", "answerability", "decide")
-    assert stages == [f"sectio.stage.{n}" for n in names]
+    assert stages == [CALIBRATION_SPAN] + [f"sectio.stage.{n}" for n in names]
+    assert any(parent_of(s) == calibration.context.span_id for s in done)
     route = by_name(done, "sectio.stage.route")
     under_route = {s.name for s in done if parent_of(s) == route.context.span_id}
     assert "sectio.resolve" in under_route and "sectio.engine.search_fused" in under_route
@@ -105,7 +109,13 @@ def test_library_search_span_and_outgoing_traceparent(
     search = by_name(done, "sectio.search")
     assert parent_of(search) == ctx.span_id
     assert search.attributes is not None and search.attributes["sectio.mode"] == "hybrid"
-    engine = [s for s in done if s.name.startswith("sectio.engine.")]
+    calibration = by_name(done, CALIBRATION_SPAN)  # once, before the call, its own span
+    assert parent_of(calibration) == ctx.span_id
+    engine = [
+        s
+        for s in done
+        if s.name.startswith("sectio.engine.") and parent_of(s) != calibration.context.span_id
+    ]
     assert all(parent_of(s) == search.context.span_id for s in engine)
     # traced, the index keeps its capabilities: one fused query naming its dense list,
     # then the BM25 list asked again (ids only) to show each hit's BM25 rank

@@ -24,6 +24,7 @@ from importlib import resources
 
 import numpy as np
 
+from sectio import telemetry
 from sectio.index.collection import Collection
 from sectio.index.filters import Where
 from sectio.retrieve.fusion import FusionParams
@@ -58,6 +59,8 @@ def dense_floor(scope: ReadScope, percentile: float) -> float:
     return float(np.percentile(best_cosines(scope), percentile))
 
 
+#: The span of a calibration (its engine queries are its children, not a call's).
+CALIBRATION_SPAN = "sectio.calibrate_fusion"
 #: Pseudo-queries a collection's list reliability is measured with.
 PSEUDO_QUERIES = 64
 #: Words of a pseudo-query: a window from the middle of one of the tenant's chunks.
@@ -192,7 +195,9 @@ class FusionCalibration:
         key = (scope.collection.name, scope.tenant)
         hit = self._cache.get(key)
         if hit is None or hit[0] is not scope.collection:
-            reliability = list_reliability(replace(scope, fusion=self.base))
+            attrs = {"sectio.collection": scope.collection.name, "sectio.tenant": scope.tenant}
+            with telemetry.span(CALIBRATION_SPAN, attrs):  # its engine queries nest here
+                reliability = list_reliability(replace(scope, fusion=self.base))
             hit = (scope.collection, self.base.calibrated(reliability.ratio), reliability)
             self._cache[key] = hit
         return hit[1], hit[2]
