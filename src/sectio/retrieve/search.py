@@ -226,14 +226,35 @@ def _lexical(
     inside the engine, each list then ranked once more, ids only (see the module doc)."""
     if not sparse:  # every query token was a stopword (or the query was empty)
         return [], {}
+    points = lexical_top(index, sparse, n, where, params)
     if len(sparse) == 1:
-        name, vec = next(iter(sparse.items()))
-        points = index.search_sparse(name, vec, n, where)
-        return points, {name: list_ranks(points)}
+        return points, {next(iter(sparse)): list_ranks(points)}
     pool = params.pool(n)
     details.update({"pool": pool, "rrf_k": params.rrf_k, "fused": list(sparse)})
-    fused = _tie_break(index.search_fused(None, sparse, pool, n, where, params.rrf_k), {})
-    return fused, _sparse_lists(index, sparse, pool, where)
+    return points, _sparse_lists(index, sparse, pool, where)
+
+
+def lexical_top(
+    index: VectorIndex,
+    sparse: dict[str, SparseVec],
+    n: int,
+    where: Where,
+    params: FusionParams,
+) -> list[StoredPoint]:
+    """BM25's top ``n`` for the query's vectors, best first (empty without any).
+
+    One vector is searched as it is; exact and accent-folded BM25 are fused
+    inside the engine (``params.pool(n)`` candidates each, ``params.rrf_k``),
+    equal fusion values ordered by point id. The one lexical ranking of
+    ``search`` and of the fusion calibration (:mod:`sectio.retrieve.calibration`).
+    """
+    if not sparse:
+        return []
+    if len(sparse) == 1:
+        name, vec = next(iter(sparse.items()))
+        return index.search_sparse(name, vec, n, where)
+    fused = index.search_fused(None, sparse, params.pool(n), n, where, params.rrf_k)
+    return _tie_break(fused, {})
 
 
 def _sparse_lists(
@@ -299,5 +320,6 @@ __all__ = [
     "clamp_top_k",
     "keep_tenant",
     "lexical_query",
+    "lexical_top",
     "search",
 ]
