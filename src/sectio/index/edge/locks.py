@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sectio.errors import CollectionBusy
+from sectio.errors import CollectionBusy, IndexError_
 
 LOCKS_DIR = ".locks"
 #: A refused lock is retried for this long: a :func:`holder` probe holds it for microseconds.
@@ -58,9 +59,12 @@ class Holder:
 
 
 class HeldLock:
-    """A lock this process holds; :meth:`release` (idempotent) lets it go."""
+    """A lock this process holds; :meth:`release` (idempotent) lets it go.
 
-    def __init__(self, path: Path, fd: int) -> None:
+    ``fd`` None: nothing is held (a read-only store, where no writer can run).
+    """
+
+    def __init__(self, path: Path, fd: int | None) -> None:
         self.path = path
         self._fd: int | None = fd
 
@@ -115,9 +119,18 @@ def acquire(path: Path, purpose: str, what: str) -> HeldLock:
 
     Raises:
         CollectionBusy: another process holds it; the message names its pid and command.
+        IndexError_: the lock cannot be taken because the folder is read-only (a
+            read-only home: nothing can be written there).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+        raise IndexError_(
+            f"{what} cannot be written: {path.parent} is read-only ({exc.strerror})"
+        ) from exc
     deadline = time.monotonic() + RETRY_S
     while True:
         try:

@@ -21,6 +21,7 @@ SIGBUS on a full disk) leaves at most a stale version, never a changed live one.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import shutil
 import time
@@ -38,7 +39,7 @@ from sectio.errors import (
     InsufficientSpace,
     SnapshotError,
 )
-from sectio.index.edge import archive, space
+from sectio.index.edge import archive, readonly, space
 from sectio.index.edge.index import EdgeIndex
 from sectio.index.edge.locks import (
     LOCKS_DIR,
@@ -51,6 +52,8 @@ from sectio.index.edge.locks import (
 from sectio.index.manifest import Manifest
 from sectio.index.port import IndexSpec, WriteSize
 from sectio.index.qdrant.versions import check_name, version_stamp
+
+log = logging.getLogger(__name__)
 
 MANIFEST_FILE = "manifest.json"
 CURRENT_FILE = "CURRENT"
@@ -278,9 +281,15 @@ class EdgeBackend:
     def hold_serving(self) -> HeldLock:
         """Take the store's serve lock for this process's life (``sectio serve``).
 
+        A read-only store (a read-only mount: no writer can run there, and no lock
+        file can be made) is served without it, saying so once.
+
         Raises:
             CollectionBusy: another ``sectio serve`` holds it (the message names its pid).
         """
+        if self.root.is_dir() and not readonly.writable(self.root):
+            log.warning("store %s is read-only: serving it without the serve lock", self.root)
+            return HeldLock(serve_lock(self.root), None)
         return acquire(serve_lock(self.root), "serve", f"the store {self.root}")
 
     # --- reads -----------------------------------------------------------------------
@@ -319,11 +328,14 @@ class EdgeBackend:
             CollectionBusy: another process has it open (names ``sectio serve``'s pid).
             InsufficientSpace: on tmpfs, its holes do not fit in the free space.
         """
-        self._check_readable(version_dir, f"reading collection {name!r}")
         manifest = _read_manifest(version_dir)
         spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
+        shard = version_dir / "shard"
+        if not readonly.writable(shard):
+            return _load_copy(shard, spec, f"reading collection {name!r}")
+        self._check_readable(version_dir, f"reading collection {name!r}")
         try:
-            return EdgeIndex.load(version_dir / "shard", spec)
+            return EdgeIndex.load(shard, spec)
         except CollectionBusy as exc:
             who = holder(serve_lock(self.root)) or holder(collection_lock(self.root, name))
             if who is None:
@@ -432,6 +444,19 @@ class EdgeBackend:
     def _ensure_root(self) -> Path:
         self.root.mkdir(parents=True, exist_ok=True)
         return self.root
+
+
+def _load_copy(shard: Path, spec: IndexSpec, what: str) -> EdgeIndex:
+    """Open a read-only shard from a private copy (:mod:`sectio.index.edge.readonly`),
+    removed when the index closes (or here, if the open fails)."""
+    copy = readonly.private_copy(shard, what)
+    try:
+        index = EdgeIndex.load(copy, spec)
+    except BaseException:
+        shutil.rmtree(copy.parent, ignore_errors=True)
+        raise
+    index.owned_copy = copy.parent
+    return index
 
 
 def _need(size: WriteSize) -> int:
