@@ -33,6 +33,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -155,6 +156,51 @@ def acquire(path: Path, purpose: str, what: str) -> HeldLock:
     return HeldLock(path, fd)
 
 
+class WriterLocks:
+    """The per-collection writer locks of one backend object (``root``: their folder;
+    None: no lock, for a store no other process can see, like ``:memory:``).
+
+    Re-entrant within the object: a restore inside an ingest's hold holds it once.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> locks = WriterLocks(pathlib.Path(tempfile.mkdtemp()))
+        >>> with locks.hold("c", "ingest", "collection 'c'") as first:
+        ...     with locks.hold("c", "restore", "collection 'c'") as again:
+        ...         (first, again)
+        (True, False)
+    """
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self._held: dict[str, tuple[HeldLock, int]] = {}
+
+    @contextlib.contextmanager
+    def hold(self, name: str, purpose: str, what: str) -> Iterator[bool]:
+        """Hold ``name``'s lock while the block runs; yields True on the outermost entry.
+
+        Raises:
+            CollectionBusy: another process holds it (names its pid and command).
+            IndexError_: the lock folder is read-only.
+        """
+        held = self._held.get(name)
+        if held is not None:
+            self._held[name] = (held[0], held[1] + 1)
+        elif self.root is not None:
+            self._held[name] = (acquire(collection_lock(self.root, name), purpose, what), 1)
+        else:
+            self._held[name] = (HeldLock(Path(name), None), 1)
+        try:
+            yield held is None
+        finally:
+            lock, depth = self._held[name]
+            if depth > 1:
+                self._held[name] = (lock, depth - 1)
+            else:
+                del self._held[name]
+                lock.release()
+
+
 def holder(path: Path) -> Holder | None:
     """Who holds the lock at ``path`` now (None if nobody does).
 
@@ -176,4 +222,12 @@ def holder(path: Path) -> Holder | None:
         os.close(fd)
 
 
-__all__ = ["HeldLock", "Holder", "acquire", "collection_lock", "holder", "serve_lock"]
+__all__ = [
+    "HeldLock",
+    "Holder",
+    "WriterLocks",
+    "acquire",
+    "collection_lock",
+    "holder",
+    "serve_lock",
+]

@@ -44,6 +44,7 @@ from sectio.index.edge.index import EdgeIndex
 from sectio.index.edge.locks import (
     LOCKS_DIR,
     HeldLock,
+    WriterLocks,
     acquire,
     collection_lock,
     holder,
@@ -114,7 +115,7 @@ class EdgeBackend:
     def __init__(self, root: Path, *, check_space: bool = True) -> None:
         self.root = root
         self.check_space = check_space
-        self._held: dict[str, tuple[HeldLock, int]] = {}
+        self._locks = WriterLocks(root)
         #: What the last :meth:`writing` removed on entry: ``(path, bytes)``.
         self.last_collected: list[tuple[Path, int]] = []
 
@@ -151,38 +152,20 @@ class EdgeBackend:
     def writing(self, name: str, purpose: str, size: WriteSize | None = None) -> Iterator[None]:
         """See :meth:`sectio.index.port.IndexBackend.writing`."""
         check_name(name)
-        held = self._held.get(name)
-        if held is not None:  # re-entered by this backend (restore inside a facade write)
-            self._held[name] = (held[0], held[1] + 1)
-        else:
-            lock = acquire(collection_lock(self.root, name), purpose, f"collection {name!r}")
-            self._held[name] = (lock, 1)
-            try:
+        with self._locks.hold(name, purpose, f"collection {name!r}") as first:
+            if first:
                 self.last_collected = self._collect(name)
                 if size is not None:
                     self.require_space(_need(size), f"{purpose} of {name!r}")
-            except BaseException:
-                self._release(name)
-                raise
-        try:
-            yield
-        except OSError as exc:
-            if exc.errno != errno.ENOSPC:
-                raise
-            raise InsufficientSpace(
-                f"{purpose} of {name!r} ran out of disk space ({exc}); the live version is "
-                "unchanged"
-            ) from exc
-        finally:
-            self._release(name)
-
-    def _release(self, name: str) -> None:
-        lock, depth = self._held[name]
-        if depth > 1:
-            self._held[name] = (lock, depth - 1)
-        else:
-            del self._held[name]
-            lock.release()
+            try:
+                yield
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                raise InsufficientSpace(
+                    f"{purpose} of {name!r} ran out of disk space ({exc}); the live version "
+                    "is unchanged"
+                ) from exc
 
     def require_space(self, need: int, what: str) -> None:
         """Refuse ``what`` unless ``need`` bytes are free here (a no-op with ``check_space`` off).
