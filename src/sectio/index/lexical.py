@@ -74,6 +74,10 @@ class LexicalEncoder:
             "avg_len": {k: round(v, 4) for k, v in sorted(self.avg_len.items())},
         }
 
+    def term_freqs(self, name: str, text: str) -> tuple[list[int], list[float]]:
+        """The term ids of ``text`` for BM25 vector ``name`` and each one's frequency."""
+        return self._term_freqs(name, text)
+
     def _term_freqs(self, name: str, text: str) -> tuple[list[int], list[float]]:
         vec: SparseVector = self._probe[name].embed_document(text)
         tfs = [round(w * _PROBE_K / (_PROBE_K + 1.0 - w)) for w in vec.values]

@@ -39,6 +39,7 @@ from sectio.errors import (
     InsufficientSpace,
     SnapshotError,
 )
+from sectio.index.collection import lexical_from_manifest
 from sectio.index.edge import archive, readonly, space
 from sectio.index.edge.index import EdgeIndex
 from sectio.index.edge.locks import (
@@ -50,6 +51,7 @@ from sectio.index.edge.locks import (
     holder,
     serve_lock,
 )
+from sectio.index.fit_check import avg_len_mismatch
 from sectio.index.manifest import Manifest
 from sectio.index.port import IndexSpec, WriteSize
 from sectio.index.qdrant.versions import check_name, version_stamp
@@ -156,7 +158,7 @@ class EdgeBackend:
             if first:
                 self.last_collected = self._collect(name)
                 if size is not None:
-                    self.require_space(_need(size), f"{purpose} of {name!r}")
+                    self.require_space(self._need(name, size), f"{purpose} of {name!r}")
             try:
                 yield
             except OSError as exc:
@@ -175,6 +177,19 @@ class EdgeBackend:
         """
         if self.check_space:
             space.require(self._ensure_root(), need, what)
+
+    def _need(self, name: str, size: WriteSize) -> int:
+        """:func:`space.load_need` of the write's points and the ``kept`` ones it copies;
+        the kept payloads sized as the live version's payload storage per point."""
+        payload = size.payload_bytes
+        live = self._live_dir(name) if size.kept else None
+        if live is not None:
+            manifest = _read_manifest(live)
+            stored = sum(space.used_bytes(p) for p in live.glob("shard/segments/*/payload_storage"))
+            total = manifest.chunk_count if manifest else 0
+            payload += stored * size.kept // max(total, size.kept, 1)
+        points = size.points + size.kept
+        return space.load_need(points, payload, size.dimensions, size.vectors)
 
     def _check_readable(self, version_dir: Path, what: str) -> None:
         """On tmpfs the first open of a shard fills holes (34 -> 136 MB for the demo
@@ -422,6 +437,13 @@ class EdgeBackend:
             raise SnapshotError(
                 f"{label}: {count} points but the manifest says {manifest.chunk_count}"
             )
+        index = EdgeIndex.load(version_dir / "shard", IndexSpec.from_manifest(manifest))
+        try:
+            why = avg_len_mismatch(index, manifest, lexical_from_manifest(manifest))
+        finally:
+            index.close()
+        if why is not None:
+            raise SnapshotError(f"{label}: its manifest does not fit its points: {why}")
         return manifest
 
     def _ensure_root(self) -> Path:
@@ -440,10 +462,6 @@ def _load_copy(shard: Path, spec: IndexSpec, what: str) -> EdgeIndex:
         raise
     index.owned_copy = copy.parent
     return index
-
-
-def _need(size: WriteSize) -> int:
-    return space.load_need(size.points, size.payload_bytes, size.dimensions, size.vectors)
 
 
 def _read_snapshot_manifest(version_dir: Path, label: str) -> Manifest:
