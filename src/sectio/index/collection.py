@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sectio.contract.profile import CorpusProfile, LexicalSettings, profile_from_dict
+from sectio.contract.profile import CorpusProfile, profile_from_dict
 from sectio.embed.port import Embedder
 from sectio.errors import CollectionNotFound, ManifestMismatch
 from sectio.index.fit_check import avg_len_mismatch
@@ -34,9 +34,7 @@ class Collection:
 
 def lexical_from_manifest(manifest: Manifest) -> LexicalEncoder:
     """The BM25 encoder a collection was built with (settings and avg_len from its manifest)."""
-    fields = set(LexicalSettings.model_fields)
-    settings = LexicalSettings(**{k: v for k, v in manifest.bm25.items() if k in fields})
-    return LexicalEncoder(settings, avg_len=dict(manifest.bm25.get("avg_len", {})))
+    return LexicalEncoder.from_manifest_entry(manifest.bm25)
 
 
 def open_collection(backend: IndexBackend, name: str, embedder: Embedder) -> Collection:
@@ -77,7 +75,7 @@ def _check_fit(index: VectorIndex, manifest: Manifest, name: str) -> None:
     Raises:
         ManifestMismatch: naming the field, the manifest's value and the points'.
     """
-    why = avg_len_mismatch(index, manifest, lexical_from_manifest(manifest))
+    why = avg_len_mismatch(index, manifest)
     if why is not None:
         raise ManifestMismatch(
             f"collection {name!r}: its manifest does not fit its points: {why}; restore it "

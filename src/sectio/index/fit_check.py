@@ -66,14 +66,14 @@ def implied_avg_len(
     return median(found) if found else None
 
 
-def avg_len_mismatch(index: VectorIndex, manifest: Manifest, encoder: LexicalEncoder) -> str | None:
+def avg_len_mismatch(index: VectorIndex, manifest: Manifest) -> str | None:
     """Why ``manifest``'s ``bm25.avg_len`` does not fit ``index``'s points, in a phrase
     naming the field (``bm25.avg_len.bm25 is 40 but the points were weighted with
-    about 5.1``), or None when it fits (or the sample cannot tell). ``encoder``: the
-    collection's (its BM25 settings, from the manifest)."""
+    about 5.1``), or None when it fits (or the sample cannot tell)."""
     said = manifest.bm25.get("avg_len") or {}
     if not isinstance(said, dict) or not said:
         return None
+    encoder = LexicalEncoder.from_manifest_entry(manifest.bm25)
     points, _ = index.scroll(None, limit=SAMPLE, with_vectors=True)
     for name in encoder.names:
         expected = said.get(name)

@@ -66,6 +66,14 @@ class LexicalEncoder:
             for name in self.names
         }
 
+    @classmethod
+    def from_manifest_entry(cls, bm25: dict[str, Any]) -> LexicalEncoder:
+        """The encoder a collection was built with, from its manifest's ``bm25`` entry
+        (the settings and ``avg_len`` :meth:`manifest_entry` wrote)."""
+        fields = set(LexicalSettings.model_fields)
+        settings = LexicalSettings(**{k: v for k, v in bm25.items() if k in fields})
+        return cls(settings, avg_len=dict(bm25.get("avg_len", {})))
+
     def manifest_entry(self) -> dict[str, Any]:
         """The BM25 settings bound in the manifest."""
         return {

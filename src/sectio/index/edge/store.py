@@ -39,7 +39,6 @@ from sectio.errors import (
     InsufficientSpace,
     SnapshotError,
 )
-from sectio.index.collection import lexical_from_manifest
 from sectio.index.edge import archive, readonly, space
 from sectio.index.edge.index import EdgeIndex
 from sectio.index.edge.locks import (
@@ -439,7 +438,7 @@ class EdgeBackend:
             )
         index = EdgeIndex.load(version_dir / "shard", IndexSpec.from_manifest(manifest))
         try:
-            why = avg_len_mismatch(index, manifest, lexical_from_manifest(manifest))
+            why = avg_len_mismatch(index, manifest)
         finally:
             index.close()
         if why is not None:
