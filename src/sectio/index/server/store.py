@@ -20,6 +20,10 @@ complete; then the old version is dropped. A plain collection called ``name``
 (made by something other than sectio) is read as the live version; replacing
 it deletes it before the alias is created (not atomic, said here once).
 
+Every write (ingest, replace, restore, import) holds the collection's writer
+lock on this machine (:meth:`ServerBackend.writing`, the edge store's kind of
+lock): a second writer is refused, naming the first's pid and command.
+
 An open collection reads through the alias, so a switch made by another process
 (``sectio ingest --replace`` while API processes serve) is seen by every reader
 at once; each reader's manifest is refreshed by its readiness check.
