@@ -328,7 +328,7 @@ class EdgeBackend:
         manifest = _read_manifest(version_dir)
         spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
         shard = version_dir / "shard"
-        if not readonly.writable(shard):
+        if shard.is_dir() and not readonly.writable(shard):
             return _load_copy(shard, spec, f"reading collection {name!r}")
         self._check_readable(version_dir, f"reading collection {name!r}")
         try:
