@@ -21,6 +21,7 @@ import pytest
 
 from sectio import Sectio, Settings
 from sectio.errors import InsufficientSpace
+from sectio.index.edge import space
 from sectio.index.edge.store import EdgeBackend
 from sectio.index.port import WriteSize
 from tests.helpers import chunk, write_jsonl
@@ -150,6 +151,7 @@ def test_kill_during_restore_loses_nothing(
 HOLD = """
 import sys, time
 from pathlib import Path
+from sectio.index.edge import space
 from sectio.index.edge.store import EdgeBackend
 backend = EdgeBackend(Path(sys.argv[1]) / "collections")
 with backend.writing("default", "ingest"):
@@ -217,6 +219,7 @@ def test_concurrent_replaces_one_wins(tmp_path: Path) -> None:
 SERVE = """
 import sys, time
 from pathlib import Path
+from sectio.index.edge import space
 from sectio.index.edge.store import EdgeBackend
 backend = EdgeBackend(Path(sys.argv[1]) / "collections")
 claim = backend.hold_serving()
@@ -348,3 +351,36 @@ def test_first_read_on_full_tmpfs_is_refused_not_sigbus(small_disk: Path, tmp_pa
     one_line_error(run(home, "info"), "tmpfs fills its sparse files", "free")
     unchecked = run(home, "info", SECTIO_SPACE_CHECK="false")
     assert unchecked.returncode != 0  # what the check prevents (SIGBUS here)
+
+
+def test_one_tenant_replace_counts_the_tenants_it_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-tenant ``--replace`` builds a staged version holding every other tenant's
+    points too: the free-space check counts them (a filesystem double reports the free
+    space: enough for the incoming points alone, not for the copy)."""
+    settings = Settings(home=tmp_path / "home", embedder="fake")
+    big = write_jsonl(
+        tmp_path / "big.jsonl",
+        [
+            {**chunk(f"g{i}", "s", 0, f"globex text number {i} " * 8), "tenant": "globex"}
+            for i in range(1500)
+        ],
+    )
+    small = corpus(tmp_path / "a.jsonl", "aspirin", 3)
+    changed = corpus(tmp_path / "b.jsonl", "bisoprolol", 3)
+    with Sectio(settings) as s:
+        s.ingest(big, collection="shared")
+        s.ingest(small, collection="shared")
+        before = s.collection("shared").manifest
+        alone = space.load_need(3, 3 * 400, 384)  # what the incoming points alone need
+        monkeypatch.setattr(space, "free_bytes", lambda path: alone + (4 << 20))
+        with pytest.raises(InsufficientSpace, match=r"needs about .* bytes\), .* bytes\) free"):
+            s.ingest(changed, collection="shared", replace=True)
+        assert s.collection("shared").manifest == before
+        assert s.count(collection="shared", tenant="globex") == 1500
+        monkeypatch.undo()
+        report = s.ingest(changed, collection="shared", replace=True)
+        assert report.action == "replaced"
+        assert s.count(collection="shared", tenant="globex") == 1500
+    assert versions(settings.home, "shared") == versions(settings.home, "shared")[:1]

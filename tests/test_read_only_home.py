@@ -1,5 +1,6 @@
-"""A read-only ``SECTIO_HOME`` (issue 17 item 7): the embedding cache degrades to
-read-only (or off) with one warning instead of failing every read.
+"""A read-only ``SECTIO_HOME`` (issue 17 item 7) serves reads: the embedding cache
+degrades to read-only (or off) with one warning, shards are read from a private
+temporary copy (Qdrant Edge 0.9 opens them for writing), writes fail in one line.
 
 How the folder is made read-only is in :mod:`tests.helpers.readonly` (write bits
 cleared, or a read-only bind mount as root).
@@ -9,6 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +24,8 @@ from sectio.cli import main
 from sectio.embed.cache import CachedEmbedder
 from sectio.embed.fake import FakeEmbedder
 from sectio.errors import IndexError_
+from sectio.index.edge import readonly
+from sectio.index.edge.store import EdgeBackend
 from tests.helpers import chunk, write_jsonl
 from tests.helpers.readonly import read_only
 
@@ -69,7 +76,7 @@ def test_cache_without_a_file_on_a_read_only_home_is_off(
         assert not (view / "cache").exists()
 
 
-def test_cli_read_on_a_read_only_home_is_one_line_not_internal(
+def test_cli_search_on_a_read_only_home_answers(
     home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with read_only(home) as view:
@@ -78,19 +85,65 @@ def test_cli_read_on_a_read_only_home_is_one_line_not_internal(
         capsys.readouterr()
         rc = main(["search", "aspirin", "--json"])
         out = capsys.readouterr()
-    if rc == 0:  # an engine that opens shards read-only
-        assert json.loads(out.out)["hits"]
-        return
-    [line] = out.err.strip().splitlines()[-1:]
-    assert rc == 1 and line.startswith("error: ") and "internal error" not in line
+    assert rc == 0, out.err
+    assert json.loads(out.out)["hits"][0]["text"] == "aspirin relieves pain"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=IndexError_,
-    reason="Qdrant Edge 0.9 opens a shard's WAL and payload storage for writing (os error 30): "
-    "serving a read-only home needs the index layer (a writable copy or a read-only open)",
-)
-def test_search_on_a_read_only_home(home: Path) -> None:
-    with read_only(home) as view, Sectio(Settings(home=view, embedder="fake")) as s:
-        assert s.search("aspirin", tenant="default").hits
+def test_cli_writes_on_a_read_only_home_are_one_line_errors(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    more = write_jsonl(tmp_path / "more.jsonl", [chunk("e", "s", 0, "ibuprofen")])
+    with read_only(home) as view:
+        monkeypatch.setenv("SECTIO_HOME", str(view))
+        monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+        for args in (["ingest", str(more)], ["gc"]):
+            capsys.readouterr()
+            rc = main(args)
+            [line] = capsys.readouterr().err.strip().splitlines()[-1:]
+            assert rc == 1, (args, line)
+            assert line.startswith("error: ") and "is read-only" in line, line
+            assert "internal error" not in line
+
+
+def _tmp_copies() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob(readonly.COPY_PREFIX + "*"))
+
+
+def test_search_on_a_read_only_home(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Qdrant Edge 0.9 opens a shard for writing: a read-only one is read from a private
+    sparse copy in the temp folder, removed when the collection is closed."""
+    before = _tmp_copies()
+    with (
+        read_only(home) as view,
+        caplog.at_level(logging.WARNING, "sectio.index.edge.readonly"),
+        Sectio(Settings(home=view, embedder="fake")) as s,
+    ):
+        hits = s.search("aspirin", tenant="default").hits
+        assert hits[0].text == "aspirin relieves pain"
+        assert s.count(tenant="default") == 2
+        assert len(_tmp_copies() - before) == 1
+        assert "reading it from a temporary copy" in caplog.text
+    assert _tmp_copies() == before
+
+
+def test_a_dead_process_copy_is_swept(home: Path) -> None:
+    proc = subprocess.Popen(["true"])  # a pid that has exited
+    proc.wait()
+    stale = Path(tempfile.mkdtemp(prefix=f"{readonly.COPY_PREFIX}{proc.pid}-"))
+    (stale / "shard").mkdir()
+    mine = Path(tempfile.mkdtemp(prefix=f"{readonly.COPY_PREFIX}{os.getpid()}-"))
+    try:
+        assert stale in readonly.sweep(Path(tempfile.gettempdir()))
+        assert not stale.exists() and mine.exists()
+    finally:
+        shutil.rmtree(mine, ignore_errors=True)
+
+
+def test_serve_lock_on_a_read_only_store_is_not_needed(home: Path) -> None:
+    with read_only(home) as view:
+        backend = EdgeBackend(view / "collections")
+        held = backend.hold_serving()  # no lock file can be made; no writer can run either
+        held.release()
+        with pytest.raises(IndexError_, match="cannot be written: .* is read-only"):
+            with backend.writing("default", "ingest"):
+                pass

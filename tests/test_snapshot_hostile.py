@@ -19,7 +19,7 @@ import pytest
 
 from sectio import Sectio, Settings
 from sectio._files import file_sha256
-from sectio.errors import CorpusMismatch, SnapshotError
+from sectio.errors import CorpusMismatch, ManifestMismatch, SnapshotError
 from sectio.index.edge import archive
 from sectio.index.edge.space import used_bytes
 from tests.helpers import chunk, write_jsonl
@@ -130,6 +130,30 @@ def test_restore_refuses_another_corpus_without_replace(
 Tamper = Callable[[dict[str, object]], None]
 
 
+def _scale_avg_len(manifest: dict[str, object], factor: float) -> None:
+    avg = manifest["bm25"]["avg_len"]  # type: ignore[index]
+    avg["bm25"] = round(avg["bm25"] * factor, 4)
+
+
+def test_a_live_manifest_with_another_avg_len_is_refused_on_open(
+    sectio: Sectio, small_corpus: Path
+) -> None:
+    sectio.ingest(small_corpus)
+    sectio.close()
+    coll = sectio.settings.collections_dir / "default"
+    path = coll / (coll / "CURRENT").read_text().strip() / "manifest.json"
+    manifest = json.loads(path.read_text())
+    true_avg = manifest["bm25"]["avg_len"]["bm25"]
+    _scale_avg_len(manifest, 3.0)
+    path.write_text(json.dumps(manifest))
+    with Sectio(sectio.settings) as s, pytest.raises(ManifestMismatch) as info:
+        s.search("aspirin", tenant="default")
+    message = str(info.value)
+    assert "bm25.avg_len.bm25 is" in message and "\n" not in message
+    implied = float(message.split("weighted with about ")[1].split(";")[0])
+    assert abs(implied - true_avg) < 0.01 * true_avg  # the points' own, solved back
+
+
 @pytest.mark.parametrize(
     ("tamper", "field"),
     [
@@ -138,6 +162,9 @@ Tamper = Callable[[dict[str, object]], None]
         (lambda m: m["bm25"].update(avg_len={"bm25": -3.0}), "avg_len"),  # type: ignore[attr-defined]
         (lambda m: m["bm25"].update(avg_len={"bm25": "NaN"}), "avg_len"),  # type: ignore[attr-defined]
         (lambda m: m.update(dimensions=385), "dimensions"),
+        # plausible-looking but not the points' own: the stored weights say otherwise
+        (lambda m: _scale_avg_len(m, 10.0), r"bm25\.avg_len\.bm25 is .* weighted with about"),
+        (lambda m: _scale_avg_len(m, 0.7), r"bm25\.avg_len\.bm25 is .* weighted with about"),
     ],
 )
 def test_tampered_manifest_with_recomputed_sums_is_refused(

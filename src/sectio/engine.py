@@ -220,7 +220,8 @@ class Sectio(OpsFacade):
         if prof is None:
             prof = load_profile("docs" if result.format == "markdown" else "generic")
         self.release(collection)
-        with self.backend.writing(collection, "ingest", self._write_size(result.records)):
+        size = self._write_size(collection, result.records, replace)
+        with self.backend.writing(collection, "ingest", size):
             return load_records(
                 self.backend,
                 collection,
@@ -237,8 +238,14 @@ class Sectio(OpsFacade):
                 progress=progress,
             )
 
-    def _write_size(self, records: Sequence[ChunkRecord]) -> WriteSize:
-        """What a load of ``records`` will hold (the free-space check's input)."""
+    def _write_size(
+        self, collection: str, records: Sequence[ChunkRecord], replace: bool
+    ) -> WriteSize:
+        """What a load of ``records`` will hold (the free-space check's input), with the
+        other tenants' points a one-tenant replace copies into its staged version."""
+        from sectio.ingest.tenancy import kept_points
+
+        existing = self.backend.read_manifest(collection) if replace else None
         window = self.window_tokens()
         longest = max((len(r.text) for r in records), default=0)
         return WriteSize(
@@ -247,6 +254,7 @@ class Sectio(OpsFacade):
             payload_bytes=sum(len(r.text) + len(r.doc_id) + 256 for r in records),
             # a windowed chunk holds about one vector per window of text (~4 chars a token)
             vectors=max(1, longest // (4 * window) + 1) if window else 1,
+            kept=kept_points(existing, {r.tenant for r in records}, replace=replace),
         )
 
     def window_tokens(self) -> int:

@@ -125,7 +125,8 @@ class CorpusMismatch(IndexError_):
 
 
 class ManifestMismatch(IndexError_):
-    """The configured embedder does not match the collection's manifest."""
+    """The configured embedder does not match the collection's manifest (or the manifest
+    does not match the collection's own points: its BM25 ``avg_len``)."""
 
 
 class ManifestMissing(IndexError_):

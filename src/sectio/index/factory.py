@@ -19,6 +19,8 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -95,7 +97,21 @@ def server_backend(settings: Settings) -> ServerBackend:
         shard_number=settings.qdrant_shard_number,
         replication_factor=settings.qdrant_replication_factor,
         timeout_s=float(max(settings.qdrant_timeout_s, 300)),
+        lock_root=server_lock_root(settings),
     )
+
+
+def server_lock_root(settings: Settings) -> Path | None:
+    """Where writes to the configured server (or local-mode folder) take their locks:
+    ``SECTIO_HOME/locks/qdrant/<endpoint>-<hash>``; None for ``:memory:``."""
+    endpoint = settings.qdrant_url or settings.qdrant_location or ""
+    if not endpoint or endpoint == ":memory:":
+        return None
+    if not settings.qdrant_url:
+        endpoint = str(Path(endpoint).expanduser().absolute())
+    slug = re.sub(r"[^A-Za-z0-9.]+", "_", endpoint).strip("_")[-60:]
+    digest = hashlib.sha256(endpoint.encode()).hexdigest()[:12]
+    return settings.home / "locks" / "qdrant" / f"{slug}-{digest}"
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,14 @@ class LexicalEncoder:
             for name in self.names
         }
 
+    @classmethod
+    def from_manifest_entry(cls, bm25: dict[str, Any]) -> LexicalEncoder:
+        """The encoder a collection was built with, from its manifest's ``bm25`` entry
+        (the settings and ``avg_len`` :meth:`manifest_entry` wrote)."""
+        fields = set(LexicalSettings.model_fields)
+        settings = LexicalSettings(**{k: v for k, v in bm25.items() if k in fields})
+        return cls(settings, avg_len=dict(bm25.get("avg_len", {})))
+
     def manifest_entry(self) -> dict[str, Any]:
         """The BM25 settings bound in the manifest."""
         return {
@@ -73,6 +81,10 @@ class LexicalEncoder:
             "vectors": list(self.names),
             "avg_len": {k: round(v, 4) for k, v in sorted(self.avg_len.items())},
         }
+
+    def term_freqs(self, name: str, text: str) -> tuple[list[int], list[float]]:
+        """The term ids of ``text`` for BM25 vector ``name`` and each one's frequency."""
+        return self._term_freqs(name, text)
 
     def _term_freqs(self, name: str, text: str) -> tuple[list[int], list[float]]:
         vec: SparseVector = self._probe[name].embed_document(text)

@@ -71,13 +71,16 @@ class WriteSize:
     """What a write will hold, for a backend's free-space check (see ``IndexBackend.writing``).
 
     ``vectors`` is the dense vectors per point (windows); ``payload_bytes`` the
-    payloads' total JSON size.
+    payloads' total JSON size; ``kept`` the live version's points a staged version
+    copies besides them (the other tenants' in a one-tenant replace), whose payload
+    size the backend estimates from the live version.
     """
 
     points: int
     dimensions: int
     payload_bytes: int = 0
     vectors: int = 1
+    kept: int = 0
 
 
 @dataclass(frozen=True)

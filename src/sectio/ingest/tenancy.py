@@ -47,7 +47,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,6 +179,21 @@ def plan_tenants(
     return TenantPlan("added" if added else "converged", staged=False, keep=None, refit=False)
 
 
+def kept_points(existing: Manifest | None, loading: Iterable[str], *, replace: bool) -> int:
+    """The points of the tenants a load does not name that its staged version would copy
+    (an upper bound, for the free-space check: a converging load copies none).
+
+    Only ``replace`` stages a version while other tenants stay (an added tenant is
+    written in place); a manifest without per-tenant entries counts none.
+    """
+    if existing is None or not replace:
+        return 0
+    names = set(loading)
+    return sum(
+        int(c.get("chunk_count") or 0) for t, c in existing.tenants.items() if t not in names
+    )
+
+
 def merged_manifest(
     incoming: Manifest, held: dict[str, TenantCorpus], corpora: dict[str, TenantCorpus]
 ) -> Manifest:
@@ -267,6 +282,7 @@ __all__ = [
     "check_unique_ids",
     "collection_digest",
     "held_tenants",
+    "kept_points",
     "merged_manifest",
     "plan_tenants",
     "tenant_corpora",

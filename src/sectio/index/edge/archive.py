@@ -51,7 +51,7 @@ _ZERO = bytes(BLOCK)
 
 
 # --- writing ------------------------------------------------------------------------
-def _extents(path: Path) -> list[tuple[int, int]]:
+def data_extents(path: Path) -> list[tuple[int, int]]:
     """``(offset, length)`` of the data regions of ``path`` (one region if holes are unknown)."""
     size = path.stat().st_size
     out: list[tuple[int, int]] = []
@@ -152,7 +152,7 @@ def write(version_dir: Path, out_file: Path) -> None:
     for p in files:
         rel = p.relative_to(version_dir).as_posix()
         size = p.stat().st_size
-        extents = _extents(p)
+        extents = data_extents(p)
         listing[rel] = {"size": size, "data": sum(n for _, n in extents)}
         sums.append(f"{_file_sum(p, extents, size)}  {rel}")
         plans.append((rel, p, extents, size))
@@ -423,4 +423,4 @@ def check_config(version_dir: Path, manifest: Any, label: str) -> None:
         )
 
 
-__all__ = ["FORMAT", "check_config", "extract", "write"]
+__all__ = ["FORMAT", "check_config", "data_extents", "extract", "write"]

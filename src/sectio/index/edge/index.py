@@ -10,6 +10,7 @@ as edge ``QueryRequest`` objects.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -207,6 +208,9 @@ class EdgeIndex(QdrantIndexBase):
         self._shard: EdgeShard | None = shard
         self.spec = spec
         self.path = path
+        #: A private copy this index was opened from (removed on close; see
+        #: :mod:`sectio.index.edge.readonly`), else None.
+        self.owned_copy: Path | None = None
 
     @property
     def shard(self) -> EdgeShard:
@@ -269,6 +273,9 @@ class EdgeIndex(QdrantIndexBase):
         if self._shard is not None:
             self._shard.close()
             self._shard = None
+        if self.owned_copy is not None:
+            shutil.rmtree(self.owned_copy, ignore_errors=True)
+            self.owned_copy = None
 
     # --- reads --------------------------------------------------------------------
     def _exact_for(self, where: Where | None) -> bool:

@@ -27,16 +27,18 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sectio.errors import CollectionBusy
+from sectio.errors import CollectionBusy, IndexError_
 
 LOCKS_DIR = ".locks"
 #: A refused lock is retried for this long: a :func:`holder` probe holds it for microseconds.
@@ -58,9 +60,12 @@ class Holder:
 
 
 class HeldLock:
-    """A lock this process holds; :meth:`release` (idempotent) lets it go."""
+    """A lock this process holds; :meth:`release` (idempotent) lets it go.
 
-    def __init__(self, path: Path, fd: int) -> None:
+    ``fd`` None: nothing is held (a read-only store, where no writer can run).
+    """
+
+    def __init__(self, path: Path, fd: int | None) -> None:
         self.path = path
         self._fd: int | None = fd
 
@@ -115,9 +120,18 @@ def acquire(path: Path, purpose: str, what: str) -> HeldLock:
 
     Raises:
         CollectionBusy: another process holds it; the message names its pid and command.
+        IndexError_: the lock cannot be taken because the folder is read-only (a
+            read-only home: nothing can be written there).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+        raise IndexError_(
+            f"{what} cannot be written: {path.parent} is read-only ({exc.strerror})"
+        ) from exc
     deadline = time.monotonic() + RETRY_S
     while True:
         try:
@@ -142,6 +156,51 @@ def acquire(path: Path, purpose: str, what: str) -> HeldLock:
     return HeldLock(path, fd)
 
 
+class WriterLocks:
+    """The per-collection writer locks of one backend object (``root``: their folder;
+    None: no lock, for a store no other process can see, like ``:memory:``).
+
+    Re-entrant within the object: a restore inside an ingest's hold holds it once.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> locks = WriterLocks(pathlib.Path(tempfile.mkdtemp()))
+        >>> with locks.hold("c", "ingest", "collection 'c'") as first:
+        ...     with locks.hold("c", "restore", "collection 'c'") as again:
+        ...         (first, again)
+        (True, False)
+    """
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self._held: dict[str, tuple[HeldLock, int]] = {}
+
+    @contextlib.contextmanager
+    def hold(self, name: str, purpose: str, what: str) -> Iterator[bool]:
+        """Hold ``name``'s lock while the block runs; yields True on the outermost entry.
+
+        Raises:
+            CollectionBusy: another process holds it (names its pid and command).
+            IndexError_: the lock folder is read-only.
+        """
+        held = self._held.get(name)
+        if held is not None:
+            self._held[name] = (held[0], held[1] + 1)
+        elif self.root is not None:
+            self._held[name] = (acquire(collection_lock(self.root, name), purpose, what), 1)
+        else:
+            self._held[name] = (HeldLock(Path(name), None), 1)
+        try:
+            yield held is None
+        finally:
+            lock, depth = self._held[name]
+            if depth > 1:
+                self._held[name] = (lock, depth - 1)
+            else:
+                del self._held[name]
+                lock.release()
+
+
 def holder(path: Path) -> Holder | None:
     """Who holds the lock at ``path`` now (None if nobody does).
 
@@ -163,4 +222,12 @@ def holder(path: Path) -> Holder | None:
         os.close(fd)
 
 
-__all__ = ["HeldLock", "Holder", "acquire", "collection_lock", "holder", "serve_lock"]
+__all__ = [
+    "HeldLock",
+    "Holder",
+    "WriterLocks",
+    "acquire",
+    "collection_lock",
+    "holder",
+    "serve_lock",
+]

@@ -21,6 +21,7 @@ SIGBUS on a full disk) leaves at most a stale version, never a changed live one.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import shutil
 import time
@@ -38,19 +39,23 @@ from sectio.errors import (
     InsufficientSpace,
     SnapshotError,
 )
-from sectio.index.edge import archive, space
+from sectio.index.edge import archive, readonly, space
 from sectio.index.edge.index import EdgeIndex
 from sectio.index.edge.locks import (
     LOCKS_DIR,
     HeldLock,
+    WriterLocks,
     acquire,
     collection_lock,
     holder,
     serve_lock,
 )
+from sectio.index.fit_check import avg_len_mismatch
 from sectio.index.manifest import Manifest
 from sectio.index.port import IndexSpec, WriteSize
 from sectio.index.qdrant.versions import check_name, version_stamp
+
+log = logging.getLogger(__name__)
 
 MANIFEST_FILE = "manifest.json"
 CURRENT_FILE = "CURRENT"
@@ -111,7 +116,7 @@ class EdgeBackend:
     def __init__(self, root: Path, *, check_space: bool = True) -> None:
         self.root = root
         self.check_space = check_space
-        self._held: dict[str, tuple[HeldLock, int]] = {}
+        self._locks = WriterLocks(root)
         #: What the last :meth:`writing` removed on entry: ``(path, bytes)``.
         self.last_collected: list[tuple[Path, int]] = []
 
@@ -148,38 +153,20 @@ class EdgeBackend:
     def writing(self, name: str, purpose: str, size: WriteSize | None = None) -> Iterator[None]:
         """See :meth:`sectio.index.port.IndexBackend.writing`."""
         check_name(name)
-        held = self._held.get(name)
-        if held is not None:  # re-entered by this backend (restore inside a facade write)
-            self._held[name] = (held[0], held[1] + 1)
-        else:
-            lock = acquire(collection_lock(self.root, name), purpose, f"collection {name!r}")
-            self._held[name] = (lock, 1)
-            try:
+        with self._locks.hold(name, purpose, f"collection {name!r}") as first:
+            if first:
                 self.last_collected = self._collect(name)
                 if size is not None:
-                    self.require_space(_need(size), f"{purpose} of {name!r}")
-            except BaseException:
-                self._release(name)
-                raise
-        try:
-            yield
-        except OSError as exc:
-            if exc.errno != errno.ENOSPC:
-                raise
-            raise InsufficientSpace(
-                f"{purpose} of {name!r} ran out of disk space ({exc}); the live version is "
-                "unchanged"
-            ) from exc
-        finally:
-            self._release(name)
-
-    def _release(self, name: str) -> None:
-        lock, depth = self._held[name]
-        if depth > 1:
-            self._held[name] = (lock, depth - 1)
-        else:
-            del self._held[name]
-            lock.release()
+                    self.require_space(self._need(name, size), f"{purpose} of {name!r}")
+            try:
+                yield
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                raise InsufficientSpace(
+                    f"{purpose} of {name!r} ran out of disk space ({exc}); the live version "
+                    "is unchanged"
+                ) from exc
 
     def require_space(self, need: int, what: str) -> None:
         """Refuse ``what`` unless ``need`` bytes are free here (a no-op with ``check_space`` off).
@@ -189,6 +176,19 @@ class EdgeBackend:
         """
         if self.check_space:
             space.require(self._ensure_root(), need, what)
+
+    def _need(self, name: str, size: WriteSize) -> int:
+        """:func:`space.load_need` of the write's points and the ``kept`` ones it copies;
+        the kept payloads sized as the live version's payload storage per point."""
+        payload = size.payload_bytes
+        live = self._live_dir(name) if size.kept else None
+        if live is not None:
+            manifest = _read_manifest(live)
+            stored = sum(space.used_bytes(p) for p in live.glob("shard/segments/*/payload_storage"))
+            total = manifest.chunk_count if manifest else 0
+            payload += stored * size.kept // max(total, size.kept, 1)
+        points = size.points + size.kept
+        return space.load_need(points, payload, size.dimensions, size.vectors)
 
     def _check_readable(self, version_dir: Path, what: str) -> None:
         """On tmpfs the first open of a shard fills holes (34 -> 136 MB for the demo
@@ -278,9 +278,15 @@ class EdgeBackend:
     def hold_serving(self) -> HeldLock:
         """Take the store's serve lock for this process's life (``sectio serve``).
 
+        A read-only store (a read-only mount: no writer can run there, and no lock
+        file can be made) is served without it, saying so once.
+
         Raises:
             CollectionBusy: another ``sectio serve`` holds it (the message names its pid).
         """
+        if self.root.is_dir() and not readonly.writable(self.root):
+            log.warning("store %s is read-only: serving it without the serve lock", self.root)
+            return HeldLock(serve_lock(self.root), None)
         return acquire(serve_lock(self.root), "serve", f"the store {self.root}")
 
     # --- reads -----------------------------------------------------------------------
@@ -319,11 +325,14 @@ class EdgeBackend:
             CollectionBusy: another process has it open (names ``sectio serve``'s pid).
             InsufficientSpace: on tmpfs, its holes do not fit in the free space.
         """
-        self._check_readable(version_dir, f"reading collection {name!r}")
         manifest = _read_manifest(version_dir)
         spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
+        shard = version_dir / "shard"
+        if shard.is_dir() and not readonly.writable(shard):
+            return _load_copy(shard, spec, f"reading collection {name!r}")
+        self._check_readable(version_dir, f"reading collection {name!r}")
         try:
-            return EdgeIndex.load(version_dir / "shard", spec)
+            return EdgeIndex.load(shard, spec)
         except CollectionBusy as exc:
             who = holder(serve_lock(self.root)) or holder(collection_lock(self.root, name))
             if who is None:
@@ -427,6 +436,13 @@ class EdgeBackend:
             raise SnapshotError(
                 f"{label}: {count} points but the manifest says {manifest.chunk_count}"
             )
+        index = EdgeIndex.load(version_dir / "shard", IndexSpec.from_manifest(manifest))
+        try:
+            why = avg_len_mismatch(index, manifest)
+        finally:
+            index.close()
+        if why is not None:
+            raise SnapshotError(f"{label}: its manifest does not fit its points: {why}")
         return manifest
 
     def _ensure_root(self) -> Path:
@@ -434,8 +450,17 @@ class EdgeBackend:
         return self.root
 
 
-def _need(size: WriteSize) -> int:
-    return space.load_need(size.points, size.payload_bytes, size.dimensions, size.vectors)
+def _load_copy(shard: Path, spec: IndexSpec, what: str) -> EdgeIndex:
+    """Open a read-only shard from a private copy (:mod:`sectio.index.edge.readonly`),
+    removed when the index closes (or here, if the open fails)."""
+    copy = readonly.private_copy(shard, what)
+    try:
+        index = EdgeIndex.load(copy, spec)
+    except BaseException:
+        shutil.rmtree(copy.parent, ignore_errors=True)
+        raise
+    index.owned_copy = copy.parent
+    return index
 
 
 def _read_snapshot_manifest(version_dir: Path, label: str) -> Manifest:

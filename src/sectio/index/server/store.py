@@ -20,6 +20,10 @@ complete; then the old version is dropped. A plain collection called ``name``
 (made by something other than sectio) is read as the live version; replacing
 it deletes it before the alias is created (not atomic, said here once).
 
+Every write (ingest, replace, restore, import) holds the collection's writer
+lock on this machine (:meth:`ServerBackend.writing`, the edge store's kind of
+lock): a second writer is refused, naming the first's pid and command.
+
 An open collection reads through the alias, so a switch made by another process
 (``sectio ingest --replace`` while API processes serve) is seen by every reader
 at once; each reader's manifest is refreshed by its readiness check.
@@ -30,8 +34,8 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import uuid
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +45,7 @@ from qdrant_client import models as m
 from sectio._files import file_sha256
 from sectio.errors import CollectionNotFound, IndexError_, NotAvailable, SnapshotError
 from sectio.index.copy import copy_collection
+from sectio.index.edge.locks import WriterLocks
 from sectio.index.edge.store import EdgeBackend
 from sectio.index.ids import POINT_NAMESPACE
 from sectio.index.manifest import Manifest
@@ -95,6 +100,9 @@ class _ServerLoadTarget:
 class ServerBackend:
     """Collections on a Qdrant server, or in qdrant-client local mode (tests only).
 
+    ``lock_root``: the folder of the writer locks (:meth:`writing`); None takes none
+    (``:memory:``, which no other process sees).
+
     Example:
         >>> from qdrant_client import QdrantClient
         >>> backend = ServerBackend(QdrantClient(":memory:"), local=True)
@@ -115,8 +123,10 @@ class ServerBackend:
         shard_number: int | None = None,
         replication_factor: int | None = None,
         timeout_s: float = 300.0,
+        lock_root: Path | None = None,
     ) -> None:
         self.client = client
+        self._locks = WriterLocks(lock_root)
         self.local = local
         self.kind = "qdrant-local" if local else "qdrant"
         self.url = url.rstrip("/") if url else None
@@ -284,13 +294,20 @@ class ServerBackend:
             self.client, name, spec, sharding=sharding, optimize_timeout_s=self.timeout_s
         )
 
-    def writing(
-        self, name: str, purpose: str, size: WriteSize | None = None
-    ) -> AbstractContextManager[None]:
-        """Nothing to hold here: the server owns its disk, and a write switches an alias
-        atomically (two concurrent replaces: the later switch wins)."""
+    @contextmanager
+    def writing(self, name: str, purpose: str, size: WriteSize | None = None) -> Iterator[None]:
+        """Hold ``name``'s writer lock (a ``flock`` under ``lock_root``, as an edge store's:
+        a second writer is refused naming the first's pid and command) while the block
+        runs. The server owns its disk, so ``size`` is not checked here. The lock is
+        seen by writers on this machine only (another machine's writer is not; its
+        switch is atomic, and the later switch wins).
+
+        Raises:
+            CollectionBusy: another process on this machine writes ``name``.
+        """
         self._check_name(name)
-        return nullcontext()
+        with self._locks.hold(name, purpose, f"collection {name!r} on {self._where()}"):
+            yield
 
     def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> _ServerLoadTarget:
         live = self._resolve(name)
