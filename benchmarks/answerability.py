@@ -85,14 +85,15 @@ def scifact_questions() -> list[Question]:
 
 
 def argocd_questions() -> list[Question]:
-    test = {
-        line.split("\t")[0]
-        for line in (DATA / "argocd" / "qrels" / "test.tsv").read_text().splitlines()[1:]
+    split = {
+        line.split("\t")[0]: name
+        for name in ("dev", "test")
+        for line in (DATA / "argocd" / "qrels" / f"{name}.tsv").read_text().splitlines()[1:]
     }
     out = [
-        Question(q["_id"], q["text"], "answer", "ours/test")
+        Question(q["_id"], q["text"], "answer", f"ours/{split[q['_id']]}")
         for q in jsonl(DATA / "argocd" / "queries.jsonl")
-        if q["_id"] in test
+        if q["_id"] in split
     ]
     for name in ("argocd_real", "offtopic"):
         for q in jsonl(DATA / "docs_offtopic" / f"{name}.jsonl"):
