@@ -171,6 +171,9 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
         ("what is the maximum dose of pregabalin", "pregabalin"),
         ("how to use spiriva", "spiriva"),
         ("what is morphine", "morphine"),
+        # drugs the labels name only in passing: warnings (naproxen), dosage (lansoprazole)
+        ("What is naproxen?", "naproxen"),
+        ("Is lansoprazole safe in pregnancy?", "lansoprazole"),
     ],
 )
 def test_an_off_corpus_drug_question_abstains_naming_the_term(
@@ -194,6 +197,15 @@ def test_answerable_questions_still_answer(labels: Sectio) -> None:
         result = labels.ask(question, collection="demo", tenant="default")
         assert result.decision != "ABSTAIN", (question, result.details.get("answerability"))
         assert result.evidence
+
+
+@pytest.mark.slow
+def test_an_inflected_common_word_is_not_an_unknown_name(labels: Sectio) -> None:
+    # "thinners" is "thinner" + "s": a common word the labels never use, not a drug
+    result = labels.ask("side effects of blood thinners", collection="demo", tenant="default")
+    signals = result.details["answerability"]["signals"]
+    assert "thinners" not in signals["terms"] and signals["unknown"] == []
+    assert result.reason != "subject_not_in_corpus"
 
 
 @pytest.mark.slow

@@ -202,6 +202,35 @@ def capitalised_words(question: str) -> list[str]:
     return [w.lower() for w in words[1:] if w[0].isupper()]
 
 
+#: Endings of inflected words ("meds", "thinners", "blurry"): a common stem plus one
+#: of them is a common word, not a name.
+INFLECTIONS = ("ing", "es", "ed", "ry", "s", "y")
+
+
+def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
+    """A ``common`` test for :func:`salient_terms` from the embedding model's tokenizer.
+
+    A word is common when it is one whole word of the model's vocabulary, or
+    such a word of at least three letters plus one of :data:`INFLECTIONS`
+    ("meds", "thinners"; brand names such as "Sudafed" or "Cialis" keep a
+    stem the vocabulary does not hold, so they stay name-like).
+
+    Example:
+        >>> vocab = {"med", "thinner", "dose"}
+        >>> common = common_words(lambda w: 1 if w in vocab else 3)
+        >>> [common(w) for w in ("dose", "meds", "thinners", "sudafed")]
+        [True, True, True, False]
+    """
+
+    def common(word: str) -> bool:
+        if count_tokens(word) <= 1:
+            return True
+        stems = [word[: -len(end)] for end in INFLECTIONS if word.endswith(end)]
+        return any(len(stem) >= 3 and count_tokens(stem) <= 1 for stem in stems)
+
+    return common
+
+
 @dataclass
 class Verdict:
     """The stage's judgement: pass, or abstain with a reason; always its signals."""
