@@ -335,9 +335,16 @@ class Judge:
         if ranked and dense_floor is not None and outcome.evidence and best <= dense_floor:
             signals["rule"] = "dense"
             return Verdict(False, WEAK_EVIDENCE, signals, thresholds)
+        return self._reranked(turn, best, signals, thresholds)
+
+    def _reranked(
+        self, turn: Turn, best: float, signals: dict[str, Any], thresholds: dict[str, Any]
+    ) -> Verdict:
+        """The last rule: with a reranker, its top score against ``rerank_floor``."""
         rerank = turn.details.get("rerank") or {}
         floor = self.settings.rerank_floor
-        if floor is not None and rerank.get("status") == "ok" and outcome.evidence:
+        assert turn.outcome is not None
+        if floor is not None and rerank.get("status") == "ok" and turn.outcome.evidence:
             thresholds["rerank_floor"] = floor
             if best < floor:
                 signals["rule"] = "rerank"
