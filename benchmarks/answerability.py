@@ -9,9 +9,11 @@ Sets (every question text third-party; labels ours; see each folder's README):
   (expect answer);
 * ``scifact``: every SciFact test claim through ``ask`` (the cited abstract
   is in the corpus: expect answer);
-* ``argocd``: our Argo CD questions (test split) and real Argo CD issue
+* ``argocd``: our Argo CD questions (``ours/dev``, where the planner's
+  margins were chosen, and ``ours/test``, held out) and real Argo CD issue
   questions (expect answer), other tools' FAQ questions and general
-  questions (expect abstain).
+  questions (expect abstain). A second curve replays the docs planner's
+  two margins (``planner_margin``, ``guest_margin``) by split.
 
 Each set is reported on its ``dev`` split (where thresholds were chosen) and
 its ``holdout`` split (never tuned on), when it has them.
@@ -85,14 +87,15 @@ def scifact_questions() -> list[Question]:
 
 
 def argocd_questions() -> list[Question]:
-    test = {
-        line.split("\t")[0]
-        for line in (DATA / "argocd" / "qrels" / "test.tsv").read_text().splitlines()[1:]
+    split = {
+        line.split("\t")[0]: name
+        for name in ("dev", "test")
+        for line in (DATA / "argocd" / "qrels" / f"{name}.tsv").read_text().splitlines()[1:]
     }
     out = [
-        Question(q["_id"], q["text"], "answer", "ours/test")
+        Question(q["_id"], q["text"], "answer", f"ours/{split[q['_id']]}")
         for q in jsonl(DATA / "argocd" / "queries.jsonl")
-        if q["_id"] in test
+        if q["_id"] in split
     ]
     for name in ("argocd_real", "offtopic"):
         for q in jsonl(DATA / "docs_offtopic" / f"{name}.jsonl"):
@@ -170,6 +173,44 @@ def table(name: str, rows: list[Row]) -> None:
         )
 
 
+#: The docs planner's margins the second curve replays (planner margin, guest margin).
+MARGINS = ((0.0, 0.20), (0.05, 0.25), (0.10, 0.30), (0.10, 0.40), (0.15, 0.30), (0.20, 0.40))
+
+
+def planner_abstains(row: Row, planner: float, guest: float) -> bool:
+    """Whether a docs-planner row abstains under these margins (earlier rules kept)."""
+    sig = row.answerability.get("signals") or {}
+    if sig.get("rule") not in ("covered", "dense", "guest_name"):
+        return row.abstained
+    floor = (row.answerability.get("thresholds") or {}).get("dense_floor")
+    best = sig.get("best_dense")
+    if floor is None or best is None:
+        return row.abstained
+    return best < floor + (guest if sig.get("guest_names") else planner)
+
+
+def planner_curve(rows: list[Row]) -> None:
+    """The docs planner's trade-off over its two margins, by split (dev, holdout)."""
+    planned = [r for r in rows if r.route == "docs_plan"]
+    if not planned:
+        return
+    print("\n| planner_margin | guest_margin | split | abstain rate | answer rate |")
+    print("|---|---|---|---|---|")
+    for planner, guest in MARGINS:
+        for split in ("dev", "holdout"):
+            sub = [r for r in planned if _split(r.group) == split]
+            neg = [r for r in sub if r.expect == "abstain"]
+            pos = [r for r in sub if r.expect == "answer"]
+            a = sum(planner_abstains(r, planner, guest) for r in neg) / max(len(neg), 1)
+            b = sum(not planner_abstains(r, planner, guest) for r in pos) / max(len(pos), 1)
+            print(f"| {planner:.2f} | {guest:.2f} | {split} | {a:.3f} | {b:.3f} |")
+
+
+def _split(group: str | None) -> str:
+    """``dev`` or ``holdout`` (our Argo CD test split is never tuned on: holdout)."""
+    return "dev" if (group or "").endswith("/dev") else "holdout"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="drugs,scifact,argocd")
@@ -186,6 +227,7 @@ def main() -> None:
         finally:
             sx.close()
         table(name, rows)
+        planner_curve(rows)
         if args.per_query is not None:
             args.per_query.mkdir(parents=True, exist_ok=True)
             write_rows(args.per_query / f"{name}.jsonl", rows)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from sectio import Sectio, Settings
 from sectio.cli import cli, main
 from sectio.demo import demo_corpus_path
 from sectio.eval.answerability import Row, curve, rates, replay
+from sectio.retrieve.answerability import capitalised_words, plain_words
 from tests.helpers.route_corpora import en_rows, write
 
 DOCS = {
@@ -169,6 +171,9 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
         ("what is the maximum dose of pregabalin", "pregabalin"),
         ("how to use spiriva", "spiriva"),
         ("what is morphine", "morphine"),
+        # drugs the labels name only in passing: warnings (naproxen), dosage (lansoprazole)
+        ("What is naproxen?", "naproxen"),
+        ("Is lansoprazole safe in pregnancy?", "lansoprazole"),
     ],
 )
 def test_an_off_corpus_drug_question_abstains_naming_the_term(
@@ -192,6 +197,15 @@ def test_answerable_questions_still_answer(labels: Sectio) -> None:
         result = labels.ask(question, collection="demo", tenant="default")
         assert result.decision != "ABSTAIN", (question, result.details.get("answerability"))
         assert result.evidence
+
+
+@pytest.mark.slow
+def test_an_inflected_common_word_is_not_an_unknown_name(labels: Sectio) -> None:
+    # "thinners" is "thinner" + "s": a common word the labels never use, not a drug
+    result = labels.ask("side effects of blood thinners", collection="demo", tenant="default")
+    signals = result.details["answerability"]["signals"]
+    assert "thinners" not in signals["terms"] and signals["unknown"] == []
+    assert result.reason != "subject_not_in_corpus"
 
 
 @pytest.mark.slow
@@ -229,3 +243,78 @@ def test_the_docs_planner_abstains_off_topic_and_scores_by_cosine(tmp_path: Path
     for e in on.evidence:
         if e.chunk_id in cosines:
             assert e.score == pytest.approx(cosines[e.chunk_id], abs=0.03)
+
+
+# --- the docs planner's rules: unknown names, guest names, its own floors ---------------
+GUEST_DOCS = {
+    "install.md": "# Install\n\nInstall the controller, then sync it with the installer.\n",
+    "sync.md": "# Sync waves\n\nSync waves order the resources of an application sync.\n",
+    "rbac.md": "# RBAC\n\nRoles grant users access to sync projects and applications.\n",
+    "health.md": "# Health\n\nThe controller checks the health of synced services, Istio's too.\n",
+}
+
+
+def _planner_home(tmp_path: Path, **answerability: float) -> tuple[Sectio, Path]:
+    """A docs collection (the shipped ``docs`` profile plus ``answerability`` keys)."""
+    text = resources.files("sectio.contract").joinpath("profiles/docs.toml").read_text("utf-8")
+    keys = "".join(f"{k} = {v}\n" for k, v in answerability.items())
+    profile = tmp_path / "docs_test.toml"
+    profile.write_text(f"{text}\n[answerability]\n{keys}", encoding="utf-8")
+    tree = tmp_path / "repo" / "docs"
+    tree.mkdir(parents=True)
+    for name, body in GUEST_DOCS.items():
+        (tree / name).write_text(body)
+    sx = Sectio(Settings(home=tmp_path / "h", embedder="minilm", traces=False))
+    sx.ingest(tree.parent, fmt="markdown", profile=str(profile), collection="d")
+    return sx, profile
+
+
+@pytest.mark.slow
+def test_a_docs_question_naming_an_unknown_product_abstains(tmp_path: Path) -> None:
+    sx, _ = _planner_home(tmp_path)
+    with sx:
+        off = sx.ask(
+            "How does the controller check Flagger services?", collection="d", tenant="default"
+        )
+        on = sx.ask("Which users can access projects?", collection="d", tenant="default")
+    ans = off.details["answerability"]
+    assert (off.route, off.decision) == ("docs_plan", "ABSTAIN")
+    assert off.reason == "subject_not_in_corpus"
+    assert ans["signals"]["rule"] == "unknown_name" and ans["uncovered"] == ["flagger"]
+    assert off.evidence == [] and ans["closest_documents"]
+    assert on.decision != "ABSTAIN" and on.details["answerability"]["signals"]["rule"] == "covered"
+
+
+@pytest.mark.slow
+def test_a_guest_name_needs_closer_evidence_than_an_own_subject(tmp_path: Path) -> None:
+    # a guest margin no cosine can reach: the rule, not the model's exact cosines, decides
+    # and a guest share that makes a word of at most a quarter of the chunks a guest
+    sx, _ = _planner_home(tmp_path, guest_margin=0.9, planner_margin=0.0, guest_share=0.25)
+    with sx:
+        guest = sx.ask("What is Istio?", collection="d", tenant="default")
+        own = sx.ask("How does the controller Sync resources?", collection="d", tenant="default")
+    ans = guest.details["answerability"]
+    assert (guest.decision, guest.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert ans["signals"]["rule"] == "guest_name" and ans["signals"]["guest_names"] == ["istio"]
+    assert ans["uncovered"] == ["istio"]
+    assert ans["thresholds"]["guest_floor"] > ans["thresholds"]["planner_floor"]
+    # "Sync" is written with a capital too, but every page uses it: not a guest
+    own_ans = own.details["answerability"]
+    assert own.decision != "ABSTAIN" and own_ans["signals"]["guest_names"] == []
+
+
+@pytest.mark.slow
+def test_the_planner_floor_abstains_a_question_far_from_every_page(tmp_path: Path) -> None:
+    sx, _ = _planner_home(tmp_path, planner_margin=0.9)
+    with sx:
+        far = sx.ask("Which users can access projects?", collection="d", tenant="default")
+    ans = far.details["answerability"]
+    assert (far.decision, far.reason) == ("ABSTAIN", "weak_evidence")
+    assert ans["signals"]["rule"] == "dense"
+    assert ans["signals"]["best_dense"] < ans["thresholds"]["planner_floor"]
+
+
+def test_possessives_and_contractions_are_not_unknown_names() -> None:
+    words = plain_words("Why can't Istio's proxy start? I've").split()
+    assert words == ["Why", "Istio", "proxy", "start?"]
+    assert capitalised_words("Istio doesn't work with Flux's UI") == ["flux", "ui"]

@@ -124,6 +124,12 @@ class AnswerabilitySettings(_Strict):
     evidence; None calibrates it on the collection (the
     ``calibration_percentile`` of the best cosines unrelated questions reach).
     ``rerank_floor``: with a reranker, a top score under it is weak evidence.
+    The docs planner (no document named) also abstains on a name-like word the
+    collection never contains, and needs its best cosine ``planner_margin``
+    above the calibrated floor, or ``guest_margin`` above it when the question
+    writes with a capital a word the collection mentions in at most
+    ``guest_share`` of its chunks (another product, mentioned in passing).
+    Chosen on the Argo CD dev questions (benchmarks/answerability.py).
     """
 
     subject: Literal["document", "terms"] = "terms"
@@ -132,6 +138,9 @@ class AnswerabilitySettings(_Strict):
     dense_floor: float | None = None
     calibration_percentile: float = Field(default=95.0, ge=0.0, le=100.0)
     rerank_floor: float | None = None
+    planner_margin: float = Field(default=0.10, ge=0.0, le=1.0)
+    guest_margin: float = Field(default=0.30, ge=0.0, le=1.0)
+    guest_share: float = Field(default=0.0075, ge=0.0, le=1.0)
 
 
 class AnchorSettings(_Strict):

@@ -48,9 +48,11 @@ EXPECT = ("answer", "abstain")
 #: The ``min_coverage`` values the curve replays.
 GRID: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(11))
 #: Rules decided before coverage: the curve keeps their decision.
-FIXED_RULES = frozenset({"named_document", "lookup_keyword", "compound_name", "subject"})
+FIXED_RULES = frozenset(
+    {"named_document", "lookup_keyword", "compound_name", "subject", "unknown_name"}
+)
 #: Rules decided after coverage: a turn that passed coverage and failed one of these abstains.
-LATE_RULES = frozenset({"dense", "rerank"})
+LATE_RULES = frozenset({"dense", "rerank", "guest_name"})
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,14 @@ Signals (all in ``details.answerability.signals``, thresholds beside them):
 * **dense**: the evidence's best cosine against a floor calibrated on the
   collection (:mod:`sectio.retrieve.calibration`).
 * **rerank**: with a reranker, its top score against ``rerank_floor``.
+* **docs planner** (a docs collection, no document named): a question that
+  is one of the evidence's headings word for word passes; an unknown name
+  abstains (``rule = "unknown_name"``); ``guest_names`` are words written
+  with a capital that the collection mentions in at most ``guest_share`` of
+  its chunks (another product, mentioned in passing: "What is Istio?" on
+  Argo CD's docs); the best cosine must reach the calibrated floor plus
+  ``guest_margin`` with a guest name (``rule = "guest_name"``), plus
+  ``planner_margin`` without one (``rule = "dense"``).
 
 Reasons (stable strings):
 
@@ -67,6 +75,8 @@ WEAK_EVIDENCE = "weak_evidence"
 EXACT_ROUTES = frozenset({"section", "overview"})
 #: A word in the subject sections of more than this share of documents names a class.
 CLASS_SHARE = 0.15
+#: The docs planner's route (its own rules: :meth:`Judge._planner`).
+PLANNER_ROUTE = "docs_plan"
 #: Documents listed as the closest ones when a turn abstains.
 CLOSEST_DOCUMENTS = 5
 
@@ -150,7 +160,7 @@ def salient_terms(
     named = {i for start, end in spans for i in range(start, end)}
     out: list[Term] = []
     seen: set[str] = set()
-    for i, word in enumerate(tokens(question)):
+    for i, word in enumerate(tokens(plain_words(question))):
         if i in named or word in ignore or word in seen or word.isdigit():
             continue
         seen.add(word)
@@ -163,6 +173,62 @@ def salient_terms(
             continue
         out.append(Term(word, ids, df, stats.idf_of(df), name_like=not is_common))
     return out
+
+
+_POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
+_CONTRACTION = re.compile(r"\b\w+['\u2019](?:t|ve|ll|re|d|m)\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
+
+
+def plain_words(question: str) -> str:
+    """``question`` with possessives cut to their noun ("Istio's" -> "Istio") and
+    contractions ("can't", "I've") left out, so neither reads as an unknown name.
+
+    Example:
+        >>> plain_words("Why can't Istio's proxy start?")
+        'Why  Istio proxy start?'
+    """
+    return _CONTRACTION.sub("", _POSSESSIVE.sub(r"\1", question))
+
+
+def capitalised_words(question: str) -> list[str]:
+    """The words written with a capital inside the question (not its first word), lowercased.
+
+    Example:
+        >>> capitalised_words("What is Istio? How does Flux compare")
+        ['istio', 'how', 'flux']
+    """
+    words = _WORD.findall(plain_words(question))
+    return [w.lower() for w in words[1:] if w[0].isupper()]
+
+
+#: Endings of inflected words ("meds", "thinners", "blurry"): a common stem plus one
+#: of them is a common word, not a name.
+INFLECTIONS = ("ing", "es", "ed", "ry", "s", "y")
+
+
+def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
+    """A ``common`` test for :func:`salient_terms` from the embedding model's tokenizer.
+
+    A word is common when it is one whole word of the model's vocabulary, or
+    such a word of at least three letters plus one of :data:`INFLECTIONS`
+    ("meds", "thinners"; brand names such as "Sudafed" or "Cialis" keep a
+    stem the vocabulary does not hold, so they stay name-like).
+
+    Example:
+        >>> vocab = {"med", "thinner", "dose"}
+        >>> common = common_words(lambda w: 1 if w in vocab else 3)
+        >>> [common(w) for w in ("dose", "meds", "thinners", "sudafed")]
+        [True, True, True, False]
+    """
+
+    def common(word: str) -> bool:
+        if count_tokens(word) <= 1:
+            return True
+        stems = [word[: -len(end)] for end in INFLECTIONS if word.endswith(end)]
+        return any(len(stem) >= 3 and count_tokens(stem) <= 1 for stem in stems)
+
+    return common
 
 
 @dataclass
@@ -259,19 +325,85 @@ class Judge:
             signals["rule"] = "coverage"
             return Verdict(False, reason, signals, thresholds, uncovered)
 
-        # 4. the evidence's similarity and the reranker's score
+        # 4. the docs planner: unknown names, guest names and its own floors
+        if outcome.route == PLANNER_ROUTE and dense_floor is not None and outcome.evidence:
+            verdict = self._planner(turn, terms, stats, best, dense_floor, signals, thresholds)
+            if verdict is not None:
+                return verdict
+
+        # 5. the evidence's similarity and the reranker's score
         if ranked and dense_floor is not None and outcome.evidence and best <= dense_floor:
             signals["rule"] = "dense"
             return Verdict(False, WEAK_EVIDENCE, signals, thresholds)
+        return self._reranked(turn, best, signals, thresholds)
+
+    def _reranked(
+        self, turn: Turn, best: float, signals: dict[str, Any], thresholds: dict[str, Any]
+    ) -> Verdict:
+        """The last rule: with a reranker, its top score against ``rerank_floor``."""
         rerank = turn.details.get("rerank") or {}
         floor = self.settings.rerank_floor
-        if floor is not None and rerank.get("status") == "ok" and outcome.evidence:
+        assert turn.outcome is not None
+        if floor is not None and rerank.get("status") == "ok" and turn.outcome.evidence:
             thresholds["rerank_floor"] = floor
             if best < floor:
                 signals["rule"] = "rerank"
                 return Verdict(False, WEAK_EVIDENCE, signals, thresholds)
         signals["rule"] = "covered"
         return Verdict(True, None, signals, thresholds)
+
+    def _planner(
+        self,
+        turn: Turn,
+        terms: Sequence[Term],
+        stats: TermStats,
+        best: float,
+        dense_floor: float,
+        signals: dict[str, Any],
+        thresholds: dict[str, Any],
+    ) -> Verdict | None:
+        """The docs planner's rules (a question no document was named in), or None: pass.
+
+        A docs collection is about one product; a question about another one
+        ("What is Istio?", "How do I rename a Flux Kustomization?") still finds
+        its words here, so coverage says little. In order: a question that
+        is word for word one of the evidence's section headings passes (it
+        names that section, as a FAQ heading does); an unknown name
+        (a name-like word the collection never contains) abstains; a *guest
+        name* (a word written with a capital that the collection mentions in
+        at most ``guest_share`` of its chunks: another product it mentions in
+        passing) needs evidence at least ``guest_margin`` above the calibrated
+        floor; any other question ``planner_margin`` above it.
+        """
+        cfg = self.settings
+        assert turn.outcome is not None
+        asked = tokens(plain_words(turn.question))
+        if any(tokens(plain_words(e.section_title or "")) == asked for e in turn.outcome.evidence):
+            signals["rule"] = "named_heading"  # the question is a heading of the collection
+            return Verdict(True, None, signals, thresholds)
+        unknown = [t.word for t in terms if t.unknown_name]
+        if unknown:
+            signals["rule"] = "unknown_name"
+            return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, unknown)
+        limit = max(1, int(cfg.guest_share * stats.chunks))
+        by_word = {t.word: t for t in terms}
+        guests = [
+            w
+            for w in dict.fromkeys(capitalised_words(turn.question))
+            if w in by_word and 0 < by_word[w].df <= limit
+        ]
+        floor = dense_floor + (cfg.guest_margin if guests else cfg.planner_margin)
+        signals["guest_names"] = guests
+        thresholds.update(
+            guest_df=limit,
+            planner_floor=round(dense_floor + cfg.planner_margin, 4),
+            guest_floor=round(dense_floor + cfg.guest_margin, 4),
+        )
+        if best >= floor:
+            return None
+        signals["rule"] = "guest_name" if guests else "dense"
+        reason = SUBJECT_NOT_IN_CORPUS if guests else WEAK_EVIDENCE
+        return Verdict(False, reason, signals, thresholds, guests)
 
     def terms(self, turn: Turn, stats: TermStats) -> list[Term]:
         """The question's salient terms, each marked covered when the evidence holds it."""

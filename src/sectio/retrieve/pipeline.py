@@ -100,7 +100,7 @@ class Router:
             collection.profile.answerability,
             collection.lexical,
             frozenset(self.resolver.sections.vocabulary()),
-            common=lambda word: embedder.count_tokens(word) <= 1,
+            common=ans.common_words(embedder.count_tokens),
         )
         self._reranker = reranker or no_reranker
         self._floors: dict[str, float] = {}
