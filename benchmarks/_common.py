@@ -7,11 +7,17 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sectio import Sectio
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
+#: Benchmark homes (SECTIO_HOME per set; ignored by git).
+BENCH = ROOT / ".sectio-bench"
 
 
 def peak_rss_mb() -> float:
@@ -53,3 +59,25 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
     return str(v)
+
+
+def jsonl(path: Path) -> Iterable[dict[str, Any]]:
+    """The records of a JSON Lines file, blank lines skipped."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            yield json.loads(line)
+
+
+def open_drugs() -> tuple[Sectio, str]:
+    """The demo drug labels with MiniLM, collection ``labels`` (built on first use),
+    in the home the answerability and seed-number benchmarks share."""
+    from sectio import Sectio, Settings
+
+    sx = Sectio(Settings(home=BENCH / "answerability-drugs", embedder="minilm", traces=False))
+    if not sx.backend.exists("labels"):
+        sx.ingest(
+            ROOT / "src" / "sectio" / "demo" / "data" / "drug_labels.jsonl",
+            profile="en_drug_label",
+            collection="labels",
+        )
+    return sx, "labels"

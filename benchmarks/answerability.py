@@ -30,13 +30,14 @@ cold ingest takes ~6 minutes, Argo CD's ~7).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import BENCH, jsonl, open_drugs  # noqa: E402
 
 from sectio import Sectio, Settings  # noqa: E402
 from sectio.eval.answerability import (  # noqa: E402
@@ -50,13 +51,6 @@ from sectio.eval.answerability import (  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
 SHARED = ROOT.parent / "shared" / "data"
-BENCH = ROOT / ".sectio-bench"
-
-
-def jsonl(path: Path) -> Iterable[dict]:
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            yield json.loads(line)
 
 
 def drug_questions() -> list[Question]:
@@ -102,18 +96,6 @@ def argocd_questions() -> list[Question]:
             m = q["metadata"]
             out.append(Question(q["_id"], q["text"], m["expect"], f"{name}/{m['split']}"))
     return out
-
-
-def open_drugs() -> tuple[Sectio, str]:
-    home = BENCH / "answerability-drugs"
-    sx = Sectio(Settings(home=home, embedder="minilm", traces=False))
-    if not sx.backend.exists("labels"):
-        sx.ingest(
-            ROOT / "src" / "sectio" / "demo" / "data" / "drug_labels.jsonl",
-            profile="en_drug_label",
-            collection="labels",
-        )
-    return sx, "labels"
 
 
 def open_scifact() -> tuple[Sectio, str]:

@@ -39,43 +39,25 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import BENCH, jsonl, open_drugs  # noqa: E402
 
 from sectio import Sectio, Settings  # noqa: E402
 from sectio.retrieve.pipeline import Router  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
 SHARED = ROOT.parent / "shared" / "data"
-BENCH = ROOT / ".sectio-bench"
 LOOKUP_FLOORS = (0.0, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 MINIMUM_SCORES = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 IND = "indications_and_usage"
-
-
-def jsonl(path: Path) -> Iterable[dict[str, Any]]:
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            yield json.loads(line)
-
-
-def open_drugs() -> tuple[Sectio, str]:
-    """The demo drug labels with MiniLM (the home ``benchmarks/answerability.py`` uses)."""
-    sx = Sectio(Settings(home=BENCH / "answerability-drugs", embedder="minilm", traces=False))
-    if not sx.backend.exists("labels"):
-        sx.ingest(
-            ROOT / "src" / "sectio" / "demo" / "data" / "drug_labels.jsonl",
-            profile="en_drug_label",
-            collection="labels",
-        )
-    return sx, "labels"
 
 
 def loose(sx: Sectio, collection: str, **policy: float) -> Router:
