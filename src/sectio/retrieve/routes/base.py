@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol
 
 from sectio.contract.request import AskRequest
 from sectio.contract.result import Decision, Evidence
+from sectio.retrieve.intent import IntentReading
 from sectio.retrieve.resolve_doc import DocResolution
 from sectio.retrieve.resolve_section import SectionMatch
 from sectio.retrieve.scope import ReadScope
@@ -108,6 +109,8 @@ class Turn:
         timings: stage timings in ms.
         decision: the decide stage's decision (None before it).
         reason: its stable reason string.
+        intent: the section-intent reading of a named document's question (None
+            when no intent step ran); the free-form route ranks with it.
     """
 
     request: AskRequest
@@ -117,6 +120,7 @@ class Turn:
     timings: dict[str, float] = field(default_factory=dict)
     decision: Decision | None = None
     reason: str | None = None
+    intent: IntentReading | None = None
 
     @property
     def question(self) -> str:
