@@ -46,6 +46,9 @@ class Resolution:
         sections_of_doc: the sections holding prose of ``doc_id`` (empty when unknown).
         inherited: ``doc_id`` is the conversation's previous document (the
             question named none).
+        also: a second section the question asks for, its phrase joined to the
+            first's by a joiner word ("indications and contraindications");
+            answered whole after ``section_key``.
     """
 
     doc_id: str | None
@@ -58,11 +61,18 @@ class Resolution:
     display_name: str | None = None
     sections_of_doc: frozenset[str] = frozenset()
     inherited: bool = False
+    also: str | None = None
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
         """Token spans of the document names found in the question."""
         return self.named.spans if self.named is not None else ()
+
+    @property
+    def sections(self) -> tuple[str, ...]:
+        """The sections to answer: ``section_key``, then ``also`` (empty when none)."""
+        keys = (self.section_key, self.also)
+        return tuple(k for k in keys if k)
 
     @property
     def ambiguous(self) -> bool:

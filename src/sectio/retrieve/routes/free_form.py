@@ -92,12 +92,17 @@ def by_section_intent(
 
     Example:
         >>> from sectio.contract.result import Evidence
-        >>> a = Evidence(chunk_id="a", doc_id="d", section_key="x", part_index=0, text="a", score=0.5)
-        >>> b = Evidence(chunk_id="b", doc_id="d", section_key="y", part_index=0, text="b", score=0.4)
-        >>> [e.chunk_id for e in by_section_intent([a, b], {"y": 0.6, "x": 0.1}, 0.5)]
+        >>> def ev(cid: str, key: str, score: float) -> Evidence:
+        ...     return Evidence(
+        ...         chunk_id=cid, doc_id="d", section_key=key, part_index=0, text=cid, score=score
+        ...     )
+        >>> ranked = [ev("a", "x", 0.5), ev("b", "y", 0.4)]
+        >>> [e.chunk_id for e in by_section_intent(ranked, {"y": 0.6, "x": 0.1}, 0.5)]
         ['b', 'a']
     """
-    return sorted(ranked, key=lambda e: -(e.score + weight * section_scores.get(e.section_key, 0.0)))
+    return sorted(
+        ranked, key=lambda e: -(e.score + weight * section_scores.get(e.section_key, 0.0))
+    )
 
 
 class FreeFormRoute:
