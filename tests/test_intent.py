@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sectio import Sectio, Settings
-from tests.helpers.route_corpora import en_rows, write
+from tests.helpers.route_corpora import en_rows, vi_rows, write
 
 PROFILE = """
 name = "intent_test"
@@ -206,3 +206,13 @@ def test_two_sections_come_from_the_callers_tenant_only(tmp_path: Path) -> None:
         result = s.ask("metformin side effects and dose", collection="en", tenant=tenant)
         assert result.details["sections"] == ["adverse_reactions", "dosage_and_administration"]
         assert {e.tenant for e in result.evidence} == {tenant}
+
+
+def test_vietnamese_joiners_name_two_sections(tmp_path: Path) -> None:
+    s = Sectio(Settings(home=tmp_path / "vi", embedder="fake"))
+    s.ingest(write(tmp_path, "vi", vi_rows()), profile="vi_drug_monograph", collection="vi")
+    result = s.ask("paracetamol chỉ định và chống chỉ định", collection="vi")
+    assert result.details["sections"] == ["chong_chi_dinh", "chi_dinh"]
+    assert [e.section_key for e in result.evidence] == ["chong_chi_dinh", "chi_dinh"]
+    alone = s.ask("paracetamol chống chỉ định", collection="vi")
+    assert [e.section_key for e in alone.evidence] == ["chong_chi_dinh"]
