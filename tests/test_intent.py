@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sectio import Sectio, Settings
-from tests.helpers.route_corpora import en_rows, write
+from tests.helpers.route_corpora import en_rows, vi_rows, write
 
 PROFILE = """
 name = "intent_test"
@@ -115,3 +115,104 @@ def test_intent_reads_only_the_callers_tenant(tmp_path: Path) -> None:
         result = s.ask("does metformin upset my tummy", collection="en", tenant=tenant)
         assert result.details["intent"]["chosen"] == ["adverse_reactions"]
         assert result.evidence and {e.tenant for e in result.evidence} == {tenant}
+
+
+def _weighted(tmp_path: Path, weight: float, extra: str = "") -> Sectio:
+    """The test profile with ``[intent] rank_weight`` (and ``extra`` intent keys)."""
+    text = PROFILE.replace("EXAMPLE", '"upset my tummy"')
+    text = text.replace("[intent]\n", f"[intent]\nrank_weight = {weight}\n{extra}")
+    profile = tmp_path / f"weighted-{weight}.toml"
+    profile.write_text(text)
+    s = Sectio(Settings(home=tmp_path / f"w-{weight}", embedder="fake"))
+    s.ingest(write(tmp_path, "en", en_rows()), profile=str(profile), collection="en")
+    return s
+
+
+# "renal impairment" is in the contraindications and warnings chunks; "tummy" only
+# in an adverse-reactions example. The reading is weak (free-form), not empty.
+WEAK = "metformin renal impairment tummy"
+
+
+def test_free_form_ranks_the_section_the_examples_point_to_first(tmp_path: Path) -> None:
+    plain = _weighted(tmp_path, 0.0).ask(WEAK, collection="en")
+    weighted = _weighted(tmp_path, 20.0).ask(WEAK, collection="en")
+    for result in (plain, weighted):
+        assert result.route == "free_form"
+        assert result.details["intent"]["choice"] == "free_form"
+        assert result.details["intent"]["ranked"][0]["section_key"] == "adverse_reactions"
+    assert plain.evidence[0].section_key in {"contraindications", "warnings_and_cautions"}
+    assert "intent_weight" not in plain.details["ranking"]
+    assert weighted.evidence[0].section_key == "adverse_reactions"
+    assert weighted.details["ranking"]["intent_weight"] == 20.0
+    # the same chunks either way, only their order differs; scores stay cosines
+    assert sorted(e.chunk_id for e in plain.evidence) == sorted(
+        e.chunk_id for e in weighted.evidence
+    )
+    assert weighted.evidence[0].score == next(
+        e.score for e in plain.evidence if e.chunk_id == weighted.evidence[0].chunk_id
+    )
+
+
+def test_a_callers_free_form_turn_is_ranked_by_intent_not_routed_by_it(sx: Sectio) -> None:
+    result = sx.ask("does metformin upset my tummy", collection="en", turn_type="free_form")
+    assert result.route == "free_form"
+    assert result.details["intent"]["chosen"] == ["adverse_reactions"]
+    assert result.evidence[0].section_key == "adverse_reactions"
+
+
+def test_two_phrases_joined_by_and_return_both_sections_whole(sx: Sectio) -> None:
+    result = sx.ask("metformin side effects and dose", collection="en")
+    assert (result.route, result.resolved_section_key) == ("section", "adverse_reactions")
+    assert result.details["sections"] == ["adverse_reactions", "dosage_and_administration"]
+    assert result.details["section_resolution"]["also"]["section_key"] == (
+        "dosage_and_administration"
+    )
+    assert [(e.section_key, e.part_index) for e in result.evidence] == [
+        ("adverse_reactions", 0),
+        ("dosage_and_administration", 0),
+        ("dosage_and_administration", 1),
+    ]
+    assert [e.rank for e in result.evidence] == [1, 2, 3]
+    assert "intent" not in result.details  # phrases decided
+
+
+def test_two_phrases_without_a_joiner_name_one_section(sx: Sectio) -> None:
+    result = sx.ask("metformin side effects dose", collection="en")
+    assert {e.section_key for e in result.evidence} == {"adverse_reactions"}
+    assert "sections" not in result.details
+
+
+def test_no_joiners_in_the_profile_means_the_longest_phrase_alone(tmp_path: Path) -> None:
+    s = _weighted(tmp_path, 0.5, extra="joiners = []\n")
+    result = s.ask("metformin side effects and dose", collection="en")
+    assert {e.section_key for e in result.evidence} == {"adverse_reactions"}
+
+
+def test_two_documents_and_two_sections_each_whole(sx: Sectio) -> None:
+    result = sx.ask("metformin and ibuprofen used for and dose", collection="en")
+    assert result.details["sections"] == ["indications_and_usage", "dosage_and_administration"]
+    assert [(e.section_key, e.doc_id, e.part_index) for e in result.evidence] == [
+        ("indications_and_usage", "metformin", 0),
+        ("indications_and_usage", "ibuprofen", 0),
+        ("dosage_and_administration", "metformin", 0),
+        ("dosage_and_administration", "metformin", 1),
+        ("dosage_and_administration", "ibuprofen", 0),
+    ]
+
+
+def test_two_sections_come_from_the_callers_tenant_only(tmp_path: Path) -> None:
+    s = _sectio(tmp_path, "upset my tummy", tenants=("a", "b"))
+    for tenant in ("a", "b"):
+        result = s.ask("metformin side effects and dose", collection="en", tenant=tenant)
+        assert result.details["sections"] == ["adverse_reactions", "dosage_and_administration"]
+        assert {e.tenant for e in result.evidence} == {tenant}
+
+
+def test_vietnamese_joiners_name_two_sections(tmp_path: Path) -> None:
+    s = Sectio(Settings(home=tmp_path / "vi", embedder="fake"))
+    s.ingest(write(tmp_path, "vi", vi_rows()), profile="vi_drug_monograph", collection="vi")
+    result = s.ask("paracetamol chỉ định và chống chỉ định", collection="vi")
+    assert result.details["sections"] == ["chong_chi_dinh", "chi_dinh"]
+    assert [e.section_key for e in result.evidence] == ["chong_chi_dinh", "chi_dinh"]
+    alone = s.ask("paracetamol chống chỉ định", collection="vi")
+    assert [e.section_key for e in alone.evidence] == ["chong_chi_dinh"]

@@ -66,6 +66,12 @@ class IntentSettings(_Strict):
     its ``k`` nearest examples) is at least ``min_score`` and leads the next
     section by ``margin``; within ``margin`` of it, both sections answer
     whole (``both_within`` on); below ``min_score``, the free-form route.
+    ``rank_weight``: in that free-form ranking (a document, no section), a
+    chunk is ordered by its cosine plus ``rank_weight`` times its section's
+    intent score (0: chunk similarity alone). ``joiners``: words that join
+    two asks; when two phrases of different sections have one between them
+    ("indications and contraindications"), both sections answer whole (an
+    empty list: the longest phrase alone).
     """
 
     enabled: bool = True
@@ -73,6 +79,8 @@ class IntentSettings(_Strict):
     min_score: float = 0.5
     margin: float = 0.03
     both_within: bool = True
+    rank_weight: float = Field(default=0.5, ge=0)
+    joiners: tuple[str, ...] = ("and", "or", "also", "plus", "if", "while", "but")
 
 
 class LexicalSettings(_Strict):

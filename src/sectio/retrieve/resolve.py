@@ -21,7 +21,7 @@ from sectio.contract.profile import CorpusProfile
 from sectio.retrieve.answerability import SubjectWords, TermStats
 from sectio.retrieve.reads import TenantGuard, scroll_all
 from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
-from sectio.retrieve.resolve_section import SectionMatch, SectionResolver
+from sectio.retrieve.resolve_section import SectionMatch, SectionResolver, joined_match
 from sectio.retrieve.routes.base import Resolution, Turn
 from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.text import tokens
@@ -123,6 +123,16 @@ class Resolver:
         if inherited:
             turn.details["doc_resolution"] = {"doc_id": doc_id, "how": "conversation"}
         turn.details["section_resolution"] = _section_details(request.section_key, match, matches)
+        also = None
+        if section and match is not None and not request.section_key:
+            present = {k for d in docs_named for k in catalog.sections_of(d)}
+            joiners = self.profile.intent.joiners
+            also = joined_match(request.question, spans, matches, match, joiners, present)
+        if also is not None:
+            turn.details["section_resolution"]["also"] = {
+                "section_key": also.key,
+                "phrase": also.phrase,
+            }
         return Resolution(
             doc_id=doc_id,
             named=named,
@@ -134,6 +144,7 @@ class Resolver:
             display_name=catalog.display_name(doc_id) if doc_id else None,
             sections_of_doc=catalog.sections_of(doc_id) if doc_id else frozenset(),
             inherited=inherited,
+            also=also.key if also is not None else None,
         )
 
 

@@ -148,3 +148,41 @@ class SectionResolver:
                 keys.add(phrase.key)
                 out.append(SectionMatch(phrase.key, phrase.text, start, end, folded))
         return out
+
+
+def joined_match(
+    question: str,
+    spans: Iterable[tuple[int, int]],
+    matches: list[SectionMatch],
+    first: SectionMatch,
+    joiners: Iterable[str],
+    present: Iterable[str],
+) -> SectionMatch | None:
+    """A second section the question asks for, joined to ``first`` by a joiner word, or None.
+
+    "metformin indications and contraindications", "can I take it with X if I
+    have kidney disease": another match (best first) of a section in ``present``
+    whose words and ``first``'s have a joiner ("and", "if", ...: the profile's
+    ``[intent] joiners``) between them, or that begins with one. One at most.
+
+    Example:
+        >>> from sectio.contract.profile import load_profile
+        >>> r = SectionResolver(load_profile("en_drug_label"))
+        >>> q = "indications and contraindications"
+        >>> ms = r.resolve_all(q)
+        >>> joined_match(q, (), ms, ms[0], ["and"], ["indications_and_usage"]).key
+        'indications_and_usage'
+    """
+    stops, have = set(joiners), set(present)
+    if not stops:
+        return None
+    text = folded_tokens(question) if first.folded else tokens(question)
+    words = substitute_names(text, sorted(set(spans)))
+    for m in matches:
+        if m.key == first.key or m.key not in have:
+            continue
+        left, right = (first, m) if first.start < m.start else (m, first)
+        between = words[left.end : right.start]
+        if stops.intersection(between) or words[right.start] in stops:
+            return m
+    return None

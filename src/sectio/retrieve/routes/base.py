@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol
 
 from sectio.contract.request import AskRequest
 from sectio.contract.result import Decision, Evidence
+from sectio.retrieve.intent import IntentReading
 from sectio.retrieve.resolve_doc import DocResolution
 from sectio.retrieve.resolve_section import SectionMatch
 from sectio.retrieve.scope import ReadScope
@@ -45,6 +46,9 @@ class Resolution:
         sections_of_doc: the sections holding prose of ``doc_id`` (empty when unknown).
         inherited: ``doc_id`` is the conversation's previous document (the
             question named none).
+        also: a second section the question asks for, its phrase joined to the
+            first's by a joiner word ("indications and contraindications");
+            answered whole after ``section_key``.
     """
 
     doc_id: str | None
@@ -57,11 +61,18 @@ class Resolution:
     display_name: str | None = None
     sections_of_doc: frozenset[str] = frozenset()
     inherited: bool = False
+    also: str | None = None
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
         """Token spans of the document names found in the question."""
         return self.named.spans if self.named is not None else ()
+
+    @property
+    def sections(self) -> tuple[str, ...]:
+        """The sections to answer: ``section_key``, then ``also`` (empty when none)."""
+        keys = (self.section_key, self.also)
+        return tuple(k for k in keys if k)
 
     @property
     def ambiguous(self) -> bool:
@@ -108,6 +119,8 @@ class Turn:
         timings: stage timings in ms.
         decision: the decide stage's decision (None before it).
         reason: its stable reason string.
+        intent: the section-intent reading of a named document's question (None
+            when no intent step ran); the free-form route ranks with it.
     """
 
     request: AskRequest
@@ -117,6 +130,7 @@ class Turn:
     timings: dict[str, float] = field(default_factory=dict)
     decision: Decision | None = None
     reason: str | None = None
+    intent: IntentReading | None = None
 
     @property
     def question(self) -> str:

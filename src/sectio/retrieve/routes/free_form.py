@@ -14,6 +14,13 @@ a section begins, whatever order relevance puts the chunks in.
 
 Scores: the chunk's dense cosine similarity to the question (its best
 window's), never the fusion value, which is a ranking signal on another scale.
+
+Sections count too: when the section-intent step read the question
+(``turn.intent``: the profile's example questions), the ranked chunks are
+ordered by their cosine plus ``[intent] rank_weight`` times their section's
+intent score (stable: fusion order breaks ties), so a document's chunks from
+the section the question is most like come first even when no section was
+chosen. ``details.ranking.intent_weight`` says when this ran.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any
 from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
+from sectio.retrieve.intent import IntentReading
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import (
     book_order,
@@ -35,10 +43,15 @@ from sectio.retrieve.scope import ReadScope
 
 
 def rank_in_document(
-    scope: ReadScope, doc_id: str, question: str
+    scope: ReadScope,
+    doc_id: str,
+    question: str,
+    intent: IntentReading | None = None,
 ) -> tuple[list[Evidence], dict[str, Any]]:
     """Every prose chunk of ``doc_id``, most relevant to ``question`` first, and the facts.
 
+    With an ``intent`` reading, relevance is the cosine plus the profile's
+    ``rank_weight`` times the section's intent score (see the module doc).
     Chunks the engine did not rank (it ranks all) follow in book order.
     """
     points = section_points(scope, doc_id, None, route="free_form")
@@ -61,10 +74,35 @@ def rank_in_document(
         if cid in by_id and p.payload.get("doc_id") == doc_id:
             cosine = best_cosine(query_vector, p.dense)
             ordered.append(Evidence.from_payload(by_id.pop(cid).payload, cosine))
+    facts: dict[str, Any] = {"chunks_in_document": len(points)}
+    weight = scope.profile.intent.rank_weight
+    if intent is not None and intent.ranked and weight > 0:
+        ordered = by_section_intent(ordered, dict(intent.ranked), weight)
+        facts["intent_weight"] = weight
     ordered.extend(
         book_order([Evidence.from_payload(p.payload, 0.0) for p in by_id.values()], scope.profile)
     )
-    return ordered, {"chunks_in_document": len(points)}
+    return ordered, facts
+
+
+def by_section_intent(
+    ranked: list[Evidence], section_scores: dict[str, float], weight: float
+) -> list[Evidence]:
+    """``ranked`` by score + ``weight`` x its section's intent score (stable; 0 when unscored).
+
+    Example:
+        >>> from sectio.contract.result import Evidence
+        >>> def ev(cid: str, key: str, score: float) -> Evidence:
+        ...     return Evidence(
+        ...         chunk_id=cid, doc_id="d", section_key=key, part_index=0, text=cid, score=score
+        ...     )
+        >>> ranked = [ev("a", "x", 0.5), ev("b", "y", 0.4)]
+        >>> [e.chunk_id for e in by_section_intent(ranked, {"y": 0.6, "x": 0.1}, 0.5)]
+        ['b', 'a']
+    """
+    return sorted(
+        ranked, key=lambda e: -(e.score + weight * section_scores.get(e.section_key, 0.0))
+    )
 
 
 class FreeFormRoute:
@@ -77,6 +115,6 @@ class FreeFormRoute:
         doc_id = turn.resolved.doc_id
         if not doc_id:
             return None
-        evidence, facts = rank_in_document(scope, doc_id, turn.question)
+        evidence, facts = rank_in_document(scope, doc_id, turn.question, turn.intent)
         mark_section_starts(evidence, turn.resolved.display_name or doc_id)
         return Outcome(self.name, evidence, {"ranking": facts}, finish="rank", doc_id=doc_id)

@@ -18,9 +18,17 @@ Two routes live here:
 * :class:`CandidateSectionsRoute`: the question names several documents (or a
   name two documents share) and a section: that section of each, at most
   :data:`MAX_SECTION_DOCS` documents.
+
+A question that asks two things ("metformin indications and
+contraindications": two phrases of different sections joined by one of the
+profile's ``[intent] joiners``) names a second section (``Resolution.also``):
+both routes answer it too, whole, after the first (every chunk carries its
+``section_key``; ``details.sections`` lists them in answer order).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from sectio.contract.result import Evidence
 from sectio.retrieve.pooling import pool_sections
@@ -69,13 +77,13 @@ class SectionRoute:
         pooled = pool_sections(scope, res.doc_id, res.section_key, turn.question)
         have = {e.chunk_id for e in evidence}
         evidence += [e for e in pooled.evidence if e.chunk_id not in have]
-        return Outcome(
-            self.name,
-            evidence,
-            {"pooling": pooled.details},
-            doc_id=res.doc_id,
-            section_key=res.section_key,
-        )
+        details: dict[str, Any] = {"pooling": pooled.details}
+        if res.also:
+            evidence += section_evidence(scope, res.doc_id, res.also)
+            details["sections"] = list(res.sections)
+            for i, e in enumerate(evidence, start=1):
+                e.rank = i
+        return Outcome(self.name, evidence, details, doc_id=res.doc_id, section_key=res.section_key)
 
 
 class CandidateSectionsRoute:
@@ -91,6 +99,12 @@ class CandidateSectionsRoute:
         assert res.named is not None  # ambiguous implies a resolver reading
         docs = list(res.named.candidates[:MAX_SECTION_DOCS])
         evidence: list[Evidence] = []
-        for candidate in docs:
-            evidence += section_evidence(scope, candidate, res.section_key)
-        return Outcome(self.name, evidence, {"documents": docs}, section_key=res.section_key)
+        for key in res.sections:
+            for candidate in docs:
+                evidence += section_evidence(scope, candidate, key)
+        details: dict[str, Any] = {"documents": docs}
+        if res.also:
+            details["sections"] = list(res.sections)
+            for i, e in enumerate(evidence, start=1):
+                e.rank = i
+        return Outcome(self.name, evidence, details, section_key=res.section_key)
