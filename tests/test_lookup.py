@@ -16,7 +16,7 @@ from sectio.retrieve.rerank import Reranker
 from sectio.retrieve.routes.lookup import keyword_score
 from sectio.testing import FakeReranker
 from tests.helpers import chunk
-from tests.helpers.route_corpora import vi_rows, write
+from tests.helpers.route_corpora import policy_router, vi_rows, write
 
 IND = "indications_and_usage"
 
@@ -95,13 +95,7 @@ class LongestFirst:
 
 
 def _router(sx: Sectio, reranker: Reranker | None = None, **policy: float) -> Router:
-    base = sx.router("l")
-    return Router(
-        base.collection,
-        sx.embedder,
-        reranker=lambda: (reranker, None),
-        policy=base.policy.with_overrides(**policy),
-    )
+    return policy_router(sx, "l", reranker, **policy)
 
 
 def test_the_chunk_pool_limits_the_keyword_stage_too(sx: Sectio) -> None:

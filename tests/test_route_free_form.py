@@ -17,7 +17,7 @@ from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.rerank import HttpReranker, Reranker, rerank_fail_open
 from sectio.testing import FakeReranker
 from tests.helpers import chunk
-from tests.helpers.route_corpora import en_rows, write
+from tests.helpers.route_corpora import en_rows, policy_router, write
 
 FREE_FORM = "metformin lactic acidosis carbonic anhydrase"
 
@@ -32,13 +32,7 @@ def sx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
 
 
 def _router(sx: Sectio, reranker: Reranker | None = None, **policy: float) -> Router:
-    base = sx.router("en")
-    return Router(
-        base.collection,
-        sx.embedder,
-        reranker=lambda: (reranker, None),
-        policy=base.policy.with_overrides(**policy),
-    )
+    return policy_router(sx, "en", reranker, **policy)
 
 
 def test_free_form_orders_a_known_documents_chunks_and_packs_them(sx: Sectio) -> None:

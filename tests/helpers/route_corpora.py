@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sectio import Sectio
+from sectio.retrieve.pipeline import Router
+from sectio.retrieve.rerank import Reranker
 from tests.helpers import chunk, write_jsonl
 
 
@@ -190,3 +193,16 @@ def en_rows(tenant: str = "default") -> list[dict[str, Any]]:
 def write(tmp: Path, name: str, rows: list[dict[str, Any]]) -> Path:
     """Write ``rows`` under ``tmp`` as ``name``.jsonl."""
     return write_jsonl(tmp / f"{name}.jsonl", rows)
+
+
+def policy_router(
+    sx: Sectio, collection: str, reranker: Reranker | None = None, **policy: float
+) -> Router:
+    """``collection``'s router with ``reranker`` (None: no reranker) and policy overrides."""
+    base = sx.router(collection)
+    return Router(
+        base.collection,
+        sx.embedder,
+        reranker=lambda: (reranker, None),
+        policy=base.policy.with_overrides(**policy),
+    )
