@@ -28,11 +28,11 @@ document it describes and ``source_refs`` back into the file:
   whose reference page is ``dst``, ``dst``'s file name, or its distinctive
   multi-word title); fields ``target_doc_id``, ``relations``, ``link_texts``.
 
-Dense vectors (:mod:`sectio.ingest.embedding`): a D1 entry embeds its text; D2
-and D4 entries restate the chunk they came from and take its vector
-(``dense_from``); a D3 entry embeds only its name and where it is defined
-(``dense_text``); a D5 entry takes its source document's D1 vector. BM25 reads
-every entry's full text.
+Dense vectors (:mod:`sectio.ingest.embedding`): a D1 entry embeds its text; D2,
+D3 and D4 entries restate (or name what is defined in) the chunk they came from
+and take its vector (``dense_from``); a D5 entry takes its source document's D1
+vector. BM25 reads every entry's full text, so an entry is still found by the
+words only it holds (a fact, a name and its aliases, a relation).
 """
 
 from __future__ import annotations
@@ -481,8 +481,8 @@ def d3_entries(builds: list[DocBuild], tenant: str) -> list[ChunkRecord]:
                     "entity_kind": e["kind"],
                     "entity_aliases": aliases,
                     "definition": e["definition"],
-                    "dense_text": f"{e['name']}\n{where}",
                     "source_chunk_id": b.chunk_at(section.key, e["line"]),
+                    "dense_from": b.chunk_at(section.key, e["line"]),
                     "source_section_key": section.key,
                     "source_refs": [b.source_ref(section, e["line"])],
                 }
