@@ -1,7 +1,7 @@
 """Progress of a long CLI phase on stderr, with a real rate and ETA, in a terminal or a pipe.
 
-* On a terminal: a tqdm bar, advanced by the amount done since the last call
-  (so its rate and ETA come from elapsed time, not from a jump of ``n``).
+* On a terminal: one status line rewritten in place (the same text as a pipe's
+  lines), cleared at the end.
 * Not a terminal (a pipe, a CI log): one line every ``interval_s`` seconds and
   a last one at the end, e.g.
   ``ingest demo: 2,048/9,811 chunks (21%), 24.1 chunks/s, ETA 5m 22s``.
@@ -88,14 +88,14 @@ def progress_reporter(
 ) -> tuple[ProgressFn | None, Callable[[], None]]:
     """A ``progress(done, total)`` callback for ``label`` and its closer (call it once, at the end).
 
-    ``stream`` defaults to stderr; a terminal gets a tqdm bar, anything else
+    ``stream`` defaults to stderr; a terminal gets a status line, anything else
     periodic lines (:func:`progress_line`). ``enabled=False``: no callback.
     """
     if not enabled:
         return None, lambda: None
     out = stream if stream is not None else sys.stderr
     if out.isatty():
-        return _bar(label, unit, out)
+        return _bar(label, unit, out, clock)
     started = clock()
     last = [started]
     pending: list[str] = []  # the newest line not printed yet
@@ -114,17 +114,21 @@ def progress_reporter(
     return update, close
 
 
-def _bar(label: str, unit: str, out: TextIO) -> tuple[ProgressFn, Callable[[], None]]:
-    from tqdm import tqdm
-
-    bar = tqdm(total=0, desc=label, unit=unit, file=out, leave=False, smoothing=0.1)
+def _bar(
+    label: str, unit: str, out: TextIO, clock: Callable[[], float]
+) -> tuple[ProgressFn, Callable[[], None]]:
+    """A terminal's status line, rewritten in place (:func:`progress_line`), cleared at close."""
+    started = clock()
 
     def update(done: int, total: int) -> None:
-        if bar.total != total:
-            bar.total = total
-        bar.update(done - bar.n)
+        out.write("\r\x1b[K" + progress_line(label, unit, done, total, clock() - started))
+        out.flush()
 
-    return update, bar.close
+    def close() -> None:
+        out.write("\r\x1b[K")
+        out.flush()
+
+    return update, close
 
 
 #: The unit each ingest phase counts in (chunks unless named here).

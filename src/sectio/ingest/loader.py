@@ -368,9 +368,7 @@ def load_records(
     (:func:`~sectio.ingest.chunking.dense_windows`) into a multivector index,
     where a chunk's dense score is its best window's cosine. ``detected`` (what
     the source was taken for, and why) is passed through to the report. ``clock``
-    times the phases (``plan``, ``tokenize``, ``embed_d0``, ``embed_derived``,
-    ``upsert``, ``optimize``) and reports their progress; the report's ``phases``
-    are its seconds (phases run before the load, such as ``read``, included).
+    times the phases (:mod:`sectio.ingest.phases`); the report's ``phases`` are its seconds.
 
     Raises:
         CorpusMismatch: another corpus is loaded and ``replace`` is False; or a load
@@ -414,12 +412,7 @@ def load_records(
         plan = _plan_load(backend, name, records, profile, replace, build, source or None, clock)
     if plan.unchanged_count is not None:
         return report(plan.action, upserted=0, count=plan.unchanged_count)
-    spec = IndexSpec(
-        dimensions=embedder.dimensions,
-        sparse_names=plan.lexical.names,
-        quantization=quantization,
-        multivector=dense_window_tokens > 0,
-    )
+    spec = _spec(embedder, plan, quantization, dense_window_tokens)
     target = backend.load_target(name, spec, staged=plan.staged)
     keep = plan.keep
 
@@ -433,6 +426,18 @@ def load_records(
 
     upserted, count = _fill(target, name, plan.manifest.chunk_count, write, clock)
     return report(plan.action, upserted=upserted, count=count)
+
+
+def _spec(
+    embedder: CachedEmbedder, plan: _Plan, quantization: str, dense_window_tokens: int
+) -> IndexSpec:
+    """The index a load of ``plan`` writes into (multivector with dense windows)."""
+    return IndexSpec(
+        dimensions=embedder.dimensions,
+        sparse_names=plan.lexical.names,
+        quantization=quantization,
+        multivector=dense_window_tokens > 0,
+    )
 
 
 def _copy_kept(
