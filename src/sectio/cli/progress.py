@@ -139,9 +139,9 @@ class PhaseReporter:
     """``progress(phase, done, total)`` for a run of phases, shown on ``stream`` (stderr).
 
     On a terminal: one status line, rewritten in place (``label [phase]: ...``),
-    cleared at the end. Anything else: a line when a phase ends (its rate, or its
-    duration) and, while one runs, every ``interval_s`` seconds. Phases without
-    units (``total`` 0) show their elapsed time. :meth:`beat` re-renders (a
+    cleared at the end. Anything else: a line every ``interval_s`` seconds while a
+    phase runs, and one when it ends (see :meth:`_end`). Phases without units
+    (``total`` 0) show their elapsed time. :meth:`beat` re-renders (a
     terminal) or prints a due line (a pipe) without news from the run; the
     heartbeat thread (``heartbeat_s``, None: none) calls it, so a long
     ``optimize`` is not silent.
@@ -149,13 +149,13 @@ class PhaseReporter:
     Example:
         >>> import io
         >>> out = io.StringIO()
-        >>> ticks = iter([0.0, 2.0, 2.0, 2.5, 3.0])
+        >>> ticks = iter([0.0, 2.0, 2.0, 2.5, 14.0])
         >>> rep = PhaseReporter("ingest c", stream=out, clock=lambda: next(ticks))
         >>> rep("embed_d0", 0, 100); rep("embed_d0", 100, 100); rep("optimize", 0, 0)
         >>> rep("optimize", 0, 0); rep.close()
         >>> print(out.getvalue(), end="")
         ingest c [embed_d0]: 100/100 chunks (100%), 50.0 chunks/s, done
-        ingest c [optimize]: done in 1.0s
+        ingest c [optimize]: done in 12s
     """
 
     def __init__(
@@ -203,18 +203,24 @@ class PhaseReporter:
         return progress_line(f"{self.label} [{name}]", unit, done, total, now - started)
 
     def _end(self, now: float) -> None:
-        """The current phase is over: its last line (a pipe), or a cleared line (a terminal)."""
+        """The current phase is over: a cleared line (a terminal), or in a pipe its last
+        line: a phase with units that reached its total, or one without units that ran
+        ``interval_s`` or more (short phases, and a phase cut short by an error, say
+        nothing: an error stays the one line it is)."""
         if self._phase is None:
             return
         name, started = self._phase
+        done, total = self._state
         line = self._line(now)
-        if self._state[1] <= 0:
-            line = f"{self.label} [{name}]: done in {took(now - started)}"
+        self._phase = None
         if self.tty:
             self._show("")
-        else:
+        elif total > 0 and done >= total:
             print(line, file=self.out, flush=True)
-        self._phase = None
+        elif total <= 0 and now - started >= self.interval_s:
+            print(
+                f"{self.label} [{name}]: done in {took(now - started)}", file=self.out, flush=True
+            )
 
     def _show(self, line: str) -> None:
         self.out.write("\r\x1b[K" + line)
