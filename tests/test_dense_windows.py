@@ -205,3 +205,28 @@ def test_a_bad_setting_is_a_one_line_config_error(
     assert err.startswith("error: invalid setting SECTIO_QUANTIZATION:") and "'int4'" in err
     assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "home").exists()  # nothing was created
+
+
+def test_chunks_longer_than_the_model_reads_get_windows_by_themselves(tmp_path: Path) -> None:
+    """With ``chunk_max_tokens`` over the embedder's input, windows of its input turn on."""
+    long_text = " ".join(f"w{i}." for i in range(1200))  # 1,200 one-word sentences
+    rows = [chunk("big", "body", 0, long_text), chunk("small", "body", 0, SHORT)]
+    source = write_jsonl(tmp_path / "big.jsonl", rows)
+    settings = Settings(home=tmp_path / "h", embedder="fake", chunk_max_tokens=2048)
+    with Sectio(settings) as s:
+        reads = s.embedder.max_length  # 512 words for the fake embedder
+        s.ingest(source)
+        manifest = s.backend.read_manifest("default")
+        assert manifest is not None and manifest.dense_window_tokens == reads - 2
+        (big,) = s.collection().index.retrieve([point_id_for("big#body#0")], with_vectors=True)
+        rows_stored = dense_rows(big.dense or ())
+        assert rows_stored.shape[0] == 3  # 1,200 words in windows of 510: the tail is embedded
+    # at the default chunk size the model reads every chunk whole: one vector each
+    with Sectio(Settings(home=tmp_path / "d", embedder="fake")) as s:
+        assert s.window_tokens() == 0
+    # an explicit setting wins
+    explicit = Settings(
+        home=tmp_path / "e", embedder="fake", chunk_max_tokens=2048, dense_window_tokens=64
+    )
+    with Sectio(explicit) as s:
+        assert s.window_tokens() == 64

@@ -223,7 +223,7 @@ class Sectio(OpsFacade):
                 replace=replace,
                 batch_size=self.settings.upsert_batch_size,
                 quantization=self.settings.quantization,
-                dense_window_tokens=self.settings.dense_window_tokens,
+                dense_window_tokens=self.window_tokens(),
                 source=str(Path(path)),
                 fmt=result.format,
                 detected=result.detected,
@@ -264,7 +264,7 @@ class Sectio(OpsFacade):
 
     def _write_size(self, records: Sequence[ChunkRecord]) -> WriteSize:
         """What a load of ``records`` will hold (the free-space check's input)."""
-        window = self.settings.dense_window_tokens
+        window = self.window_tokens()
         longest = max((len(r.text) for r in records), default=0)
         return WriteSize(
             points=len(records),
@@ -273,6 +273,17 @@ class Sectio(OpsFacade):
             # a windowed chunk holds about one vector per window of text (~4 chars a token)
             vectors=max(1, longest // (4 * window) + 1) if window else 1,
         )
+
+    def window_tokens(self) -> int:
+        """The dense window size a load uses: ``dense_window_tokens`` when set; else,
+        when chunks may be longer than the model reads (``chunk_max_tokens`` over the
+        embedder's ``max_length``), windows of what it reads (less [CLS] and [SEP]), so
+        no chunk's tail goes unembedded; else 0 (one vector per chunk)."""
+        window = self.settings.dense_window_tokens
+        reads = self.embedder.max_length
+        if window or self.settings.chunk_max_tokens <= reads:
+            return window
+        return max(16, reads - 2)
 
     # --- info ---------------------------------------------------------------------
     def collection_names(self) -> list[str]:

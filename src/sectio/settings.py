@@ -44,11 +44,14 @@ class Settings(BaseSettings):
     # --- ingest --------------------------------------------------------------
     upsert_batch_size: int = Field(default=256, ge=1, le=10_000)
     chunk_max_tokens: int = Field(default=256, ge=16, le=8192)
-    #: 0: one dense vector per chunk. N >= 16: a chunk longer than N tokens is embedded
+    #: 0: one dense vector per chunk, unless ``chunk_max_tokens`` exceeds what the model
+    #: reads (``embed_max_length``): then windows of that length turn on by themselves, so
+    #: no chunk's tail goes unembedded. N >= 16: a chunk longer than N tokens is embedded
     #: as windows of at most N tokens (each with the chunk's titles) and its dense score
     #: is the best window's cosine (Qdrant multivector, MaxSim). 128 is MiniLM's training
-    #: length: SciFact hybrid nDCG@10 +0.005 on train, at ~3x the dense search and HNSW
-    #: build cost (README results). Bound in the manifest.
+    #: length: SciFact hybrid nDCG@10 +0.0035 on train, at 1.5x the hybrid search and
+    #: 1.6x the HNSW build cost, so not on by default (README results). Bound in the
+    #: manifest.
     dense_window_tokens: int = Field(default=0, ge=0, le=8192)
 
     # --- input bounds: a source past one is refused with one line naming file, line, field ---

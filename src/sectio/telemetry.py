@@ -59,7 +59,6 @@ ENGINE_QUERIES = frozenset(
         "search_dense",
         "search_sparse",
         "search_fused",
-        "search_fused_dense_scored",
         "scroll",
         "retrieve",
         "count",
@@ -164,7 +163,7 @@ class TracedIndex:
     each run in a ``sectio.engine.<name>`` span; everything else passes through.
 
     Build it with :func:`traced_index`: the class it makes defines each query the
-    inner index has, so capability checks (``isinstance(index, DenseScoredFusion)``)
+    inner index has, so capability checks (``isinstance(index, SomeProtocol)``)
     answer as they would for the inner index.
     """
 

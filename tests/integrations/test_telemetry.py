@@ -117,13 +117,14 @@ def test_library_search_span_and_outgoing_traceparent(
         if s.name.startswith("sectio.engine.") and parent_of(s) != calibration.context.span_id
     ]
     assert all(parent_of(s) == search.context.span_id for s in engine)
-    # traced, the index keeps its capabilities: one fused query naming its dense list,
-    # then the BM25 list asked again (ids only) to show each hit's BM25 rank
+    # one query per list (dense, then BM25; ids only), fused in Python, then the
+    # fused top-n read by id
     assert [s.name for s in engine] == [
-        "sectio.engine.search_fused_dense_scored",
+        "sectio.engine.search_dense",
         "sectio.engine.search_sparse",
+        "sectio.engine.retrieve",
     ]
-    assert engine[0].attributes == {"sectio.hits": 3}
+    assert engine[-1].attributes == {"sectio.hits": 3}
 
 
 def test_no_spans_and_no_wrapping_when_tracing_is_off(sectio: Sectio, small_corpus: Path) -> None:

@@ -265,31 +265,6 @@ class LocalStore(Protocol):
         ...
 
 
-@runtime_checkable
-class DenseScoredFusion(Protocol):
-    """Optional capability of a :class:`VectorIndex`: hybrid fusion that also names its dense list.
-
-    Hybrid search reports each hit's dense rank and similarity, and none for a
-    hit that was not among the dense candidates; an index without this
-    capability is asked with a second, ids-only dense query instead (same result).
-    """
-
-    def search_fused_dense_scored(
-        self,
-        dense: DenseVector,
-        sparse: dict[str, SparseVec],
-        pool: int,
-        limit: int,
-        where: Where | None,
-        rrf_k: int,
-        weights: Sequence[float] | None = None,
-    ) -> tuple[list[StoredPoint], dict[str, ListRank]]:
-        """``search_fused`` (same ranking), and the dense rank (from 1, among the ``pool``
-        dense candidates) and similarity of the hits that were dense candidates, by
-        point id (a hit missing from it is lexical-only)."""
-        ...
-
-
 class LoadTarget(Protocol):
     """Where a load writes: the live collection (same corpus) or a staged new version."""
 

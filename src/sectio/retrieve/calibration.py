@@ -30,7 +30,7 @@ from sectio.index.filters import Where
 from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.scan import prose_where
 from sectio.retrieve.scope import ReadScope
-from sectio.retrieve.search import lexical_query
+from sectio.retrieve.search import lexical_query, lexical_top
 
 BANK_FILE = "data/calibration_questions.txt"
 
@@ -154,16 +154,9 @@ def list_reliability(scope: ReadScope, n: int = PSEUDO_QUERIES) -> ListReliabili
 
 
 def _lexical_ids(scope: ReadScope, text: str, where: Where) -> list[str]:
-    """BM25 top ids for ``text`` (exact and folded variants fused in the engine)."""
+    """BM25's top ids for ``text``, ranked as ``search`` ranks them (:func:`lexical_top`)."""
     sparse = lexical_query(scope.collection, text)
-    if not sparse:
-        return []
-    if len(sparse) == 1:
-        name, vec = next(iter(sparse.items()))
-        hits = scope.index.search_sparse(name, vec, PSEUDO_DEPTH, where)
-    else:
-        hits = scope.index.search_fused(None, sparse, PSEUDO_DEPTH, PSEUDO_DEPTH, where, 2)
-    return [p.id for p in hits]
+    return [p.id for p in lexical_top(scope.index, sparse, PSEUDO_DEPTH, where, scope.fusion)]
 
 
 def _reciprocal_rank(wanted: str, ranked: Sequence[str]) -> float:

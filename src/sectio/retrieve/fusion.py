@@ -14,9 +14,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from sectio.index.port import ListRank
 from sectio.settings import Settings
 
 
@@ -105,3 +106,50 @@ class FusionParams:
         if sparse_names:
             out.extend([self.lexical_weight / len(sparse_names)] * len(sparse_names))
         return out
+
+
+def settled(ranks: Mapping[str, ListRank]) -> dict[str, ListRank]:
+    """``ranks`` renumbered best score first, equal scores by point id.
+
+    An engine returns equal scores (int8 cosines, BM25 of short queries) in no
+    fixed order, so the same query could rank a tie differently from call to
+    call; a settled list ranks it the same way every time.
+
+    Example:
+        >>> settled({"b": ListRank(1, 0.5), "a": ListRank(2, 0.5), "c": ListRank(3, 0.9)})
+        {'c': ListRank(rank=1, score=0.9), 'a': ListRank(rank=2, score=0.5), \
+'b': ListRank(rank=3, score=0.5)}
+    """
+    order = sorted(ranks.items(), key=lambda item: (-item[1].score, item[0]))
+    return {pid: ListRank(i + 1, place.score) for i, (pid, place) in enumerate(order)}
+
+
+def fuse(
+    lists: Sequence[Mapping[str, ListRank]], weights: Sequence[float], rrf_k: int
+) -> list[tuple[str, float]]:
+    """Weighted reciprocal rank fusion of ``lists``, best first: (point id, value).
+
+    Each list adds ``1 / (rank / weight + rrf_k - 1)`` to a point's value, as
+    Qdrant's weighted RRF does (a list of weight 0 adds nothing). Equal values
+    are ordered by the first list's score (the dense cosine in hybrid search),
+    then by point id, so the ranking is the same on every call.
+
+    Example:
+        >>> a = {"x": ListRank(1, 0.9), "y": ListRank(2, 0.8)}
+        >>> b = {"y": ListRank(1, 7.0)}
+        >>> [(pid, round(v, 3)) for pid, v in fuse([a, b], [1.0, 1.0], rrf_k=2)]
+        [('y', 1.333), ('x', 1.0)]
+    """
+    values: dict[str, float] = {}
+    for ranks, weight in zip(lists, weights, strict=True):
+        if weight <= 0:
+            continue
+        for pid, place in ranks.items():
+            values[pid] = values.get(pid, 0.0) + 1.0 / (place.rank / weight + rrf_k - 1)
+    first = lists[0] if lists else {}
+
+    def key(item: tuple[str, float]) -> tuple[float, float, str]:
+        place = first.get(item[0])
+        return (-item[1], -(place.score if place else 0.0), item[0])
+
+    return sorted(values.items(), key=key)

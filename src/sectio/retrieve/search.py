@@ -4,11 +4,19 @@
 * **lexical**: real BM25 (Qdrant's ``Bm25`` sparse vectors with the IDF
   modifier, corpus ``avg_len`` from the manifest). A collection built with
   ``fold_diacritics`` has an exact and an accent-folded BM25 vector; the two
-  are fused inside the engine (reciprocal rank fusion), so "chong chi dinh"
-  finds "chống chỉ định" and an exact match still ranks first.
+  are fused (reciprocal rank fusion), so "chong chi dinh" finds "chống chỉ
+  định" and an exact match still ranks first.
 * **hybrid**: dense and BM25 candidates, each widened to a pool larger than
-  ``top_k`` (:meth:`FusionParams.pool`), fused inside Qdrant with reciprocal
-  rank fusion (``rrf_k`` from settings; weights optional), cut to ``top_k``.
+  ``top_k`` (:meth:`FusionParams.pool`), fused with weighted reciprocal rank
+  fusion (Qdrant's formula; ``rrf_k`` and weights from settings), cut to ``top_k``.
+
+Fusion runs here, not in the engine: each list is one engine query (ids and
+scores, ``pool`` deep), its equal scores are ranked by point id
+(:func:`~sectio.retrieve.fusion.settled`), the lists are fused
+(:func:`~sectio.retrieve.fusion.fuse`) and the top ``n`` payloads read by id.
+The engine's own fusion query ranked tied cosines (common with int8 vectors)
+differently from call to call; this ranking is the same on every call, and
+the lists a hit's ``scores`` show are the very lists that were fused.
 
 Scores: every hit says what ranked it. ``scores`` holds, by list name, the
 hit's place (:class:`~sectio.contract.result.ListScore`: ``rank`` from 1 and
@@ -21,15 +29,6 @@ hit's ``rank``, the position). A list the hit was not among the candidates of
 (``pool`` deep) is ``None``: a BM25-only hybrid hit has ``dense: None``.
 ``score`` stays the dense cosine, ``0.0`` without one (a BM25-only hit; every
 lexical-mode hit).
-
-Cost: Qdrant's fusion query returns the fused list only, not its prefetch
-lists. The dense list is known already (see :func:`_hybrid`); each BM25 list
-is asked once more, ids and scores only, ``pool`` deep: one extra sparse
-query per BM25 vector in hybrid search (and in lexical search that fuses an
-exact and a folded vector): about one BM25 top-``pool`` search, ~0.3 ms at 20k
-chunks (``benchmarks/search.py --skip-scifact --n 20000``, two alternated runs
-before/after, 2026-12-01, 2 cores at load 12-13: hybrid engine p50 1.61 -> 1.91
-and 1.21 -> 1.53 ms; BM25 alone 0.25-0.28 ms).
 
 ``top_k`` is clamped to [1, 50]; the result reports the requested and applied
 values and ``clamped``. Tenant scoping: the tenant condition is part of every
@@ -46,6 +45,7 @@ Example:
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -60,14 +60,13 @@ from sectio.index.port import (
     BM25,
     BM25_FOLDED,
     DENSE,
-    DenseScoredFusion,
     ListRank,
     SparseVec,
     StoredPoint,
     VectorIndex,
     list_ranks,
 )
-from sectio.retrieve.fusion import FusionParams
+from sectio.retrieve.fusion import FusionParams, fuse, settled
 from sectio.retrieve.reads import TenantGuard, keep_tenant, scoped
 from sectio.retrieve.search_filters import Filters, build_where
 
@@ -194,7 +193,7 @@ def _ranked(
     if mode == "dense" or not sparse:
         if mode != "dense":
             details["lexical_vectors"] = []
-        points = index.search_dense(qvec, n, where)
+        points = _tie_break(index.search_dense(qvec, n, where), {})
         return points, {DENSE: list_ranks(points)}
     return _hybrid(index, qvec, sparse, n, where, params, details)
 
@@ -222,28 +221,62 @@ def _lexical(
     params: FusionParams,
     details: dict[str, object],
 ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
-    """BM25 top-n and its lists; exact and accent-folded BM25 (when both exist) fused
-    inside the engine, each list then ranked once more, ids only (see the module doc)."""
+    """BM25 top-n and its lists; exact and accent-folded BM25 (when both exist)
+    fused (:func:`lexical_top`)."""
     if not sparse:  # every query token was a stopword (or the query was empty)
         return [], {}
     if len(sparse) == 1:
-        name, vec = next(iter(sparse.items()))
-        points = index.search_sparse(name, vec, n, where)
-        return points, {name: list_ranks(points)}
+        points = lexical_top(index, sparse, n, where, params)
+        return points, {next(iter(sparse)): settled(list_ranks(points))}
     pool = params.pool(n)
     details.update({"pool": pool, "rrf_k": params.rrf_k, "fused": list(sparse)})
-    fused = _tie_break(index.search_fused(None, sparse, pool, n, where, params.rrf_k), {})
-    return fused, _sparse_lists(index, sparse, pool, where)
+    lists = _sparse_lists(index, sparse, pool, where)
+    return _fused_top(index, lists, [1.0] * len(lists), params.rrf_k, n), lists
+
+
+def lexical_top(
+    index: VectorIndex,
+    sparse: dict[str, SparseVec],
+    n: int,
+    where: Where,
+    params: FusionParams,
+) -> list[StoredPoint]:
+    """BM25's top ``n`` for the query's vectors, best first (empty without any).
+
+    One vector is searched as it is, equal scores ordered by point id; exact
+    and accent-folded BM25 are fused with equal weights (``params.pool(n)``
+    candidates each, ``params.rrf_k``; :func:`~sectio.retrieve.fusion.fuse`).
+    The one lexical ranking of ``search`` and of the fusion calibration
+    (:mod:`sectio.retrieve.calibration`).
+    """
+    if not sparse:
+        return []
+    if len(sparse) == 1:
+        name, vec = next(iter(sparse.items()))
+        return _tie_break(index.search_sparse(name, vec, n, where), {})
+    lists = _sparse_lists(index, sparse, params.pool(n), where)
+    return _fused_top(index, lists, [1.0] * len(lists), params.rrf_k, n)
 
 
 def _sparse_lists(
     index: VectorIndex, sparse: dict[str, SparseVec], pool: int, where: Where
 ) -> dict[str, Ranks]:
-    """Each BM25 list a fusion took (``pool`` candidates under ``where``), ids and scores only."""
+    """Each BM25 list a fusion takes (``pool`` candidates under ``where``), ids and
+    scores only, settled (equal scores by point id)."""
     return {
-        name: list_ranks(index.search_sparse(name, vec, pool, where, with_payload=False))
+        name: settled(list_ranks(index.search_sparse(name, vec, pool, where, with_payload=False)))
         for name, vec in sparse.items()
     }
+
+
+def _fused_top(
+    index: VectorIndex, lists: dict[str, Ranks], weights: list[float], rrf_k: int, n: int
+) -> list[StoredPoint]:
+    """The top ``n`` of ``lists`` fused (:func:`~sectio.retrieve.fusion.fuse`), with
+    their payloads (one retrieve by id); each point's ``score`` is its fusion value."""
+    top = fuse(list(lists.values()), weights, rrf_k)[:n]
+    found = {p.id: p for p in index.retrieve([pid for pid, _ in top])}
+    return [replace(found[pid], score=value) for pid, value in top if pid in found]
 
 
 def _hybrid(
@@ -258,28 +291,22 @@ def _hybrid(
     """The fused top-n, and the lists it fused: ``dense`` (rank and cosine of every
     dense candidate), then each BM25 list.
 
-    The fusion runs inside the engine (one query: a dense and a BM25 prefetch
-    of ``pool`` each, reciprocal rank fusion, cut to ``n``). The dense
-    candidates and their cosine similarity come from the index when it can
-    name them (:class:`~sectio.index.port.DenseScoredFusion`, one graph
-    traversal), else from a second, ids-only dense query with the same vector,
-    filter and pool. A fused hit outside them is a lexical-only hit. The BM25
-    lists are asked again, ids only (:func:`_sparse_lists`).
+    Each list is one engine query for ``pool`` candidates, ids and scores only
+    (one graph traversal for the dense list); the lists are settled (equal
+    scores ranked by point id) and fused here with weighted reciprocal rank
+    fusion, Qdrant's formula (:func:`~sectio.retrieve.fusion.fuse`); the top-n
+    payloads are then read by id. Fusing the lists in the engine instead ranked
+    tied cosines differently from call to call. A fused hit outside the dense
+    candidates is a lexical-only hit.
     """
     pool = params.pool(n)
     weights = params.weights(sparse_names=tuple(sparse))
     details.update(
         {"pool": pool, "rrf_k": params.rrf_k, "weights": weights, "fused": ["dense", *sparse]}
     )
-    if isinstance(index, DenseScoredFusion):  # one dense traversal instead of two
-        fused, dense = index.search_fused_dense_scored(
-            qvec, sparse, pool, n, where, params.rrf_k, weights=weights
-        )
-    else:
-        fused = index.search_fused(qvec, sparse, pool, n, where, params.rrf_k, weights=weights)
-        dense = list_ranks(index.search_dense(qvec, pool, where, with_payload=False))
+    dense = settled(list_ranks(index.search_dense(qvec, pool, where, with_payload=False)))
     lists = {DENSE: dense, **_sparse_lists(index, sparse, pool, where)}
-    return _tie_break(fused, dense), lists
+    return _fused_top(index, lists, weights, params.rrf_k, n), lists
 
 
 def _tie_break(points: list[StoredPoint], dense: Ranks) -> list[StoredPoint]:
@@ -299,5 +326,6 @@ __all__ = [
     "clamp_top_k",
     "keep_tenant",
     "lexical_query",
+    "lexical_top",
     "search",
 ]

@@ -56,9 +56,7 @@ from sectio.errors import CollectionBusy, IndexError_, InsufficientSpace
 from sectio.index.filters import Where
 from sectio.index.port import (
     DENSE,
-    DenseVector,
     IndexSpec,
-    ListRank,
     PointData,
     SparseVec,
     StoredPoint,
@@ -332,53 +330,3 @@ class EdgeIndex(QdrantIndexBase):
             return []
         records = self.shard.retrieve(list(ids), with_payload=True, with_vector=with_vectors)
         return self._stored(records, with_vectors)
-
-    def search_fused_dense_scored(
-        self,
-        dense: DenseVector,
-        sparse: dict[str, SparseVec],
-        pool: int,
-        limit: int,
-        where: Where | None,
-        rrf_k: int,
-        weights: Sequence[float] | None = None,
-    ) -> tuple[list[StoredPoint], dict[str, ListRank]]:
-        """Hybrid fusion with one graph traversal (see :class:`DenseScoredFusion`).
-
-        The dense candidates are found first (ids and scores only); the fusion's
-        dense prefetch then re-ranks exactly those ids, an exact search over
-        ``pool`` points, so the fused ranking equals :meth:`search_fused`'s.
-        """
-        exact = self._exact_for(where)
-        first = self._run(rq.dense_search(dense, pool, where, exact=exact, with_payload=False))
-        # keyed by the engine's own ids: only the returned hits are turned into strings
-        candidates = {h.id: ListRank(i + 1, float(h.score)) for i, h in enumerate(first)}
-        plan = rq.fused_search(
-            None, sparse, pool=pool, limit=limit, where=where, rrf_k=rrf_k, weights=weights
-        )
-        prefetches = [_prefetch(p) for p in plan.prefetches] if plan else []
-        fusion_weights = list(weights) if weights else None
-        if candidates:
-            scope = edge_filter(where, HasIdCondition(set(candidates)))
-            query = Query.Nearest(rq.dense_query(dense), using=DENSE)
-            params = _exact_params(exact)
-            prefetches.insert(0, Prefetch(limit=pool, query=query, filter=scope, params=params))
-        elif fusion_weights:
-            fusion_weights = fusion_weights[1:]  # no dense candidates, no dense list
-        if not prefetches:
-            return [], {}
-        hits = self.shard.query(
-            QueryRequest(
-                limit=limit,
-                prefetches=prefetches,
-                query=cast(Any, Fusion.Rrf(k=rrf_k, weights=fusion_weights)),
-                filter=edge_filter(where),
-                with_payload=True,
-                with_vector=False,
-            )
-        )
-        points = self._stored(hits)
-        dense_ranks = {
-            p.id: candidates[h.id] for p, h in zip(points, hits, strict=True) if h.id in candidates
-        }
-        return points, dense_ranks
