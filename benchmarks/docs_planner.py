@@ -18,10 +18,10 @@ appearance; hit@k: a relevant document among the first k.
 Usage::
 
     .venv/bin/python benchmarks/docs_planner.py [--split test|dev|all] [--embedder minilm|fake]
-        [--docs /work/shared/data/docs_argocd] [--reingest] [--show-misses]
+        [--docs /work/shared/data/docs_argocd] [--reingest] [--show-misses] [--home H]
 
-The collection is built once in ``.sectio-bench/argocd-<embedder>/`` (profile
-``docs_argocd``) and reused; ``--reingest`` rebuilds it.
+The collection is built once in ``.sectio-bench/argocd-<embedder>/`` (or ``--home``;
+profile ``docs_argocd``) and reused; ``--reingest`` rebuilds it.
 """
 
 from __future__ import annotations
@@ -88,11 +88,17 @@ def main() -> int:
     ap.add_argument("--embedder", default="minilm", choices=["minilm", "fake"])
     ap.add_argument("--docs", type=Path, default=DOCS)
     ap.add_argument("--reingest", action="store_true")
+    ap.add_argument(
+        "--home",
+        type=Path,
+        help="SECTIO_HOME holding the collection (default .sectio-bench/argocd-<embedder>), "
+        "e.g. the one `benchmarks/ingest.py docs --home H` built",
+    )
     ap.add_argument("--show-misses", action="store_true")
     args = ap.parse_args()
 
     queries, qrels = load_set(args.split)
-    home = ROOT / ".sectio-bench" / f"argocd-{args.embedder}"
+    home = args.home or ROOT / ".sectio-bench" / f"argocd-{args.embedder}"
     settings = Settings(home=home, embedder=args.embedder, traces=False)
     systems = ("planner", "hybrid D0", "hybrid all")
     hits: dict[str, dict[str, list[int]]] = {s: defaultdict(list) for s in systems}

@@ -15,6 +15,14 @@ Phases run in fresh processes so each peak RSS is its own:
   vectors straight into Qdrant Edge: upsert time, optimize time, RSS, disk.
 
 Usage: ``python benchmarks/ingest.py [--quick]`` (``--quick``: 1,000 SciFact docs, 20k synthetic).
+
+``python benchmarks/ingest.py docs [DOCS] [--home H]``: the Markdown docs ingest
+(default the Argo CD tree, profile ``docs_argocd``) phase by phase, next to the
+bare embedder on its D0 chunks alone (the floor: what any docs tool embeds), both
+in fresh processes of the same run; the ratio is the whole ingest (model load
+excluded, as for the bare run) over the bare embedding. ``--home``: where the
+collection is built (its embedding cache must be empty for a cold number; the
+default is a temporary folder).
 """
 
 from __future__ import annotations
@@ -155,7 +163,66 @@ def phase_engine(n: str) -> dict[str, float]:
     }
 
 
+def phase_docs_bare(docs: str) -> dict[str, float]:
+    from sectio.embed.minilm import MiniLMEmbedder
+    from sectio.ingest.readers import read_source
+
+    emb = MiniLMEmbedder(Path(tempfile.mkdtemp()) / "cache")
+    records = read_source(
+        Path(docs), "markdown", max_tokens=256, count=emb.count_tokens, starts=emb.token_starts
+    ).records
+    texts = [r.index_text() for r in records if getattr(r, "layer", None) in (None, "D0")]
+    t = time.perf_counter()
+    emb.embed_documents(texts)
+    s = time.perf_counter() - t
+    return {"texts": len(texts), "seconds": s, "rss_mb": peak_rss_mb()}
+
+
+def phase_docs_ingest(docs: str, home: str) -> dict[str, object]:
+    from sectio import Sectio, Settings
+
+    with Sectio(Settings(home=Path(home), traces=False)) as s:
+        t = time.perf_counter()
+        report = s.ingest(
+            docs, fmt="markdown", profile="docs_argocd", collection="argocd", replace=True
+        )
+        secs = time.perf_counter() - t
+    return {
+        "points": report.chunks_read,
+        "computed": report.embeddings_computed,
+        "cached": report.embeddings_cached,
+        "seconds": secs,
+        "phases": report.phases,
+        "rss_mb": peak_rss_mb(),
+    }
+
+
+def docs_main(args: list[str]) -> None:
+    """``docs [DOCS] [--home H]``: the docs ingest's phases beside the bare embedder on D0."""
+    home = args[args.index("--home") + 1] if "--home" in args else tempfile.mkdtemp()
+    rest = [a for i, a in enumerate(args) if a != "--home" and (i == 0 or args[i - 1] != "--home")]
+    docs = rest[0] if rest else str(DATA / "docs_argocd")
+    script = Path(__file__).resolve()
+    bare = run_phase(script, "docs-bare", docs)
+    ingest = run_phase(script, "docs-ingest", docs, home)
+    phases: dict[str, float] = ingest["phases"]
+    total = sum(v for k, v in phases.items() if k != "model")
+    rows: list[list[object]] = [[k, v, f"{v / bare['seconds']:.2f}x"] for k, v in phases.items()]
+    rows.append(["ingest total (model load excluded)", total, f"{total / bare['seconds']:.2f}x"])
+    rows.append([f"bare embedder, {bare['texts']:.0f} D0 chunks", bare["seconds"], "1.00x"])
+    print_table(
+        f"Docs ingest ({docs}: {ingest['points']:,} points, {ingest['computed']:,} embeddings "
+        f"computed, {ingest['cached']:,} cached; peak RSS {ingest['rss_mb']:.0f} MiB) "
+        f"vs the bare embedder on its D0 chunks (peak RSS {bare['rss_mb']:.0f} MiB)",
+        ["phase", "seconds", "vs bare D0"],
+        rows,
+    )
+    print(f"\nratio: {total / bare['seconds']:.2f}x the bare embedder on D0 (target <= 1.3x)")
+
+
 PHASES = {
+    "docs-bare": phase_docs_bare,
+    "docs-ingest": phase_docs_ingest,
     "bare-default": phase_bare_default,
     "bare-sectio": phase_bare_sectio,
     "ingest": phase_ingest,
@@ -166,6 +233,9 @@ PHASES = {
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] in PHASES:
         print(json.dumps(PHASES[sys.argv[1]](*sys.argv[2:])))
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "docs":
+        docs_main(sys.argv[2:])
         return
     quick = "--quick" in sys.argv
     script = Path(__file__).resolve()

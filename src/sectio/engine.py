@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from sectio.index.collection import Collection
     from sectio.index.copy import TransferReport
     from sectio.ingest.loader import IngestReport
+    from sectio.ingest.phases import PhaseClock
+    from sectio.ingest.readers import ReadResult
     from sectio.ops.store import OpsStore
     from sectio.plan import RetrievalPlan
     from sectio.plan import Route as PlanRoute
@@ -184,30 +186,69 @@ class Sectio(OpsFacade):
         collection: str = DEFAULT_COLLECTION,
         replace: bool = False,
         tenant: str | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[[str, int, int], None] | None = None,
     ) -> IngestReport:
         """Read, validate and load a source into ``collection``; see :mod:`sectio.ingest.loader`.
 
         ``tenant`` assigns a BEIR or Markdown source to a tenant (see
         :func:`sectio.ingest.readers.read_source`). The source is read under the
         configured input bounds (``SECTIO_MAX_*``); without ``profile``, a Markdown
-        source gets ``docs`` and any other ``generic``.
+        source gets ``docs`` and any other ``generic``. ``progress(phase, done,
+        total)`` is told as each phase starts, advances and ends (the phases of
+        :mod:`sectio.ingest.phases`, ``model`` first; ``total`` 0: a phase without
+        units); the report's ``phases`` hold their seconds.
 
         Raises:
             ContractError: an invalid collection name or source (names file, line, field).
         """
-        from sectio.contract.bounds import InputLimits
-        from sectio.contract.profile import CorpusProfile, load_profile
-        from sectio.ingest.loader import load_records
-        from sectio.ingest.readers import read_source
+        from sectio.ingest.phases import PhaseClock
 
         check_collection_name(collection)
+        clock = PhaseClock(progress)
+        with clock.phase("model"):
+            embedder = self.embedder
+            embedder.count_tokens("")
+        with clock.phase("read"):
+            result, prof = self._read(Path(path), fmt, profile, tenant, clock)
+        self.release(collection)
+        size = self._write_size(collection, result.records, replace)
+        with self.backend.writing(collection, "ingest", size):
+            from sectio.ingest.loader import load_records
+
+            return load_records(
+                self.backend,
+                collection,
+                result.records,
+                embedder,
+                prof,
+                replace=replace,
+                batch_size=self.settings.upsert_batch_size,
+                quantization=self.settings.quantization,
+                dense_window_tokens=self.window_tokens(),
+                source=str(Path(path)),
+                fmt=result.format,
+                detected=result.detected,
+                clock=clock,
+            )
+
+    def _read(
+        self,
+        source: Path,
+        fmt: str | None,
+        profile: str | Path | CorpusProfile | None,
+        tenant: str | None,
+        clock: PhaseClock,
+    ) -> tuple[ReadResult, CorpusProfile]:
+        """The source's records (see :meth:`ingest`) and the profile to load them with."""
+        from sectio.contract.bounds import InputLimits
+        from sectio.contract.profile import CorpusProfile, load_profile
+        from sectio.ingest.readers import read_source
+
         prof = (
             profile
             if isinstance(profile, CorpusProfile) or profile is None
             else load_profile(profile)
         )
-        source = Path(path)
         result = read_source(
             source,
             fmt,
@@ -216,27 +257,11 @@ class Sectio(OpsFacade):
             tenant=tenant,
             starts=self.embedder.token_starts,
             limits=InputLimits.from_settings(self.settings),
+            clock=clock,
         )
         if prof is None:
             prof = load_profile("docs" if result.format == "markdown" else "generic")
-        self.release(collection)
-        size = self._write_size(collection, result.records, replace)
-        with self.backend.writing(collection, "ingest", size):
-            return load_records(
-                self.backend,
-                collection,
-                result.records,
-                self.embedder,
-                prof,
-                replace=replace,
-                batch_size=self.settings.upsert_batch_size,
-                quantization=self.settings.quantization,
-                dense_window_tokens=self.window_tokens(),
-                source=str(source),
-                fmt=result.format,
-                detected=result.detected,
-                progress=progress,
-            )
+        return result, prof
 
     def _write_size(
         self, collection: str, records: Sequence[ChunkRecord], replace: bool

@@ -20,26 +20,24 @@ is ``added`` in place; replacing one keeps the others' points.
 from __future__ import annotations
 
 import functools
-import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
-
-import numpy as np
 
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.record import ChunkRecord, corpus_sha256
 from sectio.embed.cache import CachedEmbedder
 from sectio.embed.provider import describe as describe_provider
-from sectio.errors import CountMismatch, ManifestMissing, VectorSizeError
+from sectio.errors import CountMismatch, ManifestMissing
 from sectio.index.copy import copy_points
 from sectio.index.filters import AnyOf, Where
 from sectio.index.ids import point_id_for
 from sectio.index.lexical import LexicalEncoder
 from sectio.index.manifest import Manifest, assert_compatible
 from sectio.index.port import IndexBackend, IndexSpec, LoadTarget, PointData
-from sectio.ingest.chunking import dense_windows
+from sectio.ingest.embedding import embed_records
+from sectio.ingest.phases import PhaseClock
 from sectio.ingest.tenancy import (
     check_unique_ids,
     collection_digest,
@@ -48,8 +46,6 @@ from sectio.ingest.tenancy import (
     plan_tenants,
     tenant_corpora,
 )
-
-ProgressFn = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -69,6 +65,8 @@ class IngestReport:
     seconds: float
     #: What the source was taken for, and why (one line; see sectio.ingest.detect).
     detected: str = ""
+    #: Seconds per phase, in the order run (see :mod:`sectio.ingest.phases`).
+    phases: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -156,6 +154,7 @@ def _plan_load(
     replace: bool,
     build: Callable[..., Manifest],
     source: str | None = None,
+    clock: PhaseClock | None = None,
 ) -> _Plan:
     """Steps 1-2: the incoming manifest and the compatibility gate (nothing written).
 
@@ -185,7 +184,10 @@ def _plan_load(
         return _plan_shared(shared, _Plan("", True, existing, lexical, texts, None), build, replace)
     digest = _digest(existing, corpora, records)
     # The BM25 fit (a tokenizer pass over the corpus) only matters if we write.
-    sparse = None if _known_fit(lexical, existing, digest) else lexical.fit_documents(texts)
+    sparse = None
+    if not _known_fit(lexical, existing, digest):
+        with (clock or PhaseClock()).phase("tokenize", total=len(texts)):
+            sparse = lexical.fit_documents(texts)
     manifest = build(lexical, profile, digest=digest).model_copy(update={"tenants": corpora})
     plan = _Plan("created", True, manifest, lexical, texts, sparse)
     if existing is None:
@@ -299,44 +301,6 @@ def _plan_shared(
     return plan
 
 
-def _embed_batch(
-    records: Sequence[ChunkRecord],
-    picked: list[int],
-    texts: Sequence[str],
-    embedder: CachedEmbedder,
-    dimensions: int,
-    dense_window_tokens: int,
-) -> list[np.ndarray] | np.ndarray:
-    """Step 5: the dense vectors of ``picked`` (one matrix per chunk with windows),
-    each checked for length and finiteness before anything is written.
-
-    Raises:
-        VectorSizeError: a vector of the wrong length, or with NaN or infinite values.
-    """
-    windows: list[list[str]] = []
-    if dense_window_tokens:
-        windows = [
-            dense_windows(
-                records[i].index_titles(),
-                records[i].text,
-                dense_window_tokens,
-                embedder.count_tokens,
-            )
-            for i in picked
-        ]
-        vectors = embedder.embed_documents([w for group in windows for w in group])
-    else:
-        vectors = embedder.embed_documents([texts[i] for i in picked])
-    if vectors.ndim != 2 or vectors.shape[1] != dimensions:
-        raise VectorSizeError(
-            f"embedder produced vectors of length {vectors.shape[-1]}, "
-            f"the collection expects {dimensions}"
-        )
-    if not np.isfinite(vectors).all():
-        raise VectorSizeError("embedder produced a vector with NaN or infinite values")
-    return _per_chunk(vectors, windows) if dense_window_tokens else vectors
-
-
 def _write_points(
     target: LoadTarget,
     records: Sequence[ChunkRecord],
@@ -344,40 +308,42 @@ def _write_points(
     embedder: CachedEmbedder,
     batch_size: int,
     dense_window_tokens: int,
-    progress: ProgressFn | None,
+    clock: PhaseClock,
 ) -> int:
-    """Steps 4-6: the manifest, then every record embedded and upserted in batches;
-    returns how many points were written."""
+    """Steps 4-6: the manifest, then every record's vector (see
+    :mod:`sectio.ingest.embedding`), then the points upserted in batches; returns how
+    many points were written."""
     target.write_manifest(plan.manifest)
     sparse = plan.sparse
     if sparse is None:
         lexical = plan.lexical
-        sparse = (lexical.fit_documents if plan.refit else lexical.encode_documents)(plan.texts)
+        with clock.phase("tokenize", total=len(plan.texts)):
+            sparse = (lexical.fit_documents if plan.refit else lexical.encode_documents)(plan.texts)
+    dense = embed_records(
+        records,
+        plan.texts,
+        embedder,
+        clock,
+        batch_size=batch_size,
+        dense_window_tokens=dense_window_tokens,
+    )
     total = len(records)
-    upserted = 0
-    # Shortest texts first: each batch then holds texts of about one length, so
-    # the model pads little (as if the whole corpus were sorted at once).
-    order = sorted(range(total), key=lambda i: len(plan.texts[i]))
-    for start in range(0, total, batch_size):
-        picked = order[start : start + batch_size]
-        dense = _embed_batch(
-            records, picked, plan.texts, embedder, plan.manifest.dimensions, dense_window_tokens
-        )
-        target.index.upsert(
-            [
-                PointData(
-                    id=point_id_for(records[i].chunk_id),
-                    dense=vec,
-                    sparse=sparse[i],
-                    payload=records[i].payload(),
-                )
-                for i, vec in zip(picked, dense, strict=True)
-            ]
-        )
-        upserted += len(picked)
-        if progress:
-            progress(upserted, total)
-    return upserted
+    with clock.phase("upsert", total=total) as tick:
+        for start in range(0, total, batch_size):
+            picked = range(start, min(start + batch_size, total))
+            target.index.upsert(
+                [
+                    PointData(
+                        id=point_id_for(records[i].chunk_id),
+                        dense=dense[i],
+                        sparse=sparse[i],
+                        payload=records[i].payload(),
+                    )
+                    for i in picked
+                ]
+            )
+            tick(picked.stop)
+    return total
 
 
 def load_records(
@@ -394,14 +360,15 @@ def load_records(
     source: str = "",
     fmt: str = "chunks",
     detected: str = "",
-    progress: ProgressFn | None = None,
+    clock: PhaseClock | None = None,
 ) -> IngestReport:
     """Load validated ``records`` into collection ``name`` (steps 2-7 above).
 
     ``dense_window_tokens`` > 0 embeds every chunk longer than that as windows
     (:func:`~sectio.ingest.chunking.dense_windows`) into a multivector index,
     where a chunk's dense score is its best window's cosine. ``detected`` (what
-    the source was taken for, and why) is passed through to the report.
+    the source was taken for, and why) is passed through to the report. ``clock``
+    times the phases (:mod:`sectio.ingest.phases`); the report's ``phases`` are its seconds.
 
     Raises:
         CorpusMismatch: another corpus is loaded and ``replace`` is False; or a load
@@ -412,6 +379,7 @@ def load_records(
         CountMismatch: the collection's count differs from the chunk count afterwards.
     """
     started = time.perf_counter()
+    clock = clock or PhaseClock()
     stats_before = (embedder.stats.computed, embedder.stats.cached)
 
     def report(action: str, upserted: int, count: int) -> IngestReport:
@@ -427,6 +395,7 @@ def load_records(
             embeddings_cached=embedder.stats.cached - stats_before[1],
             seconds=round(time.perf_counter() - started, 3),
             detected=detected,
+            phases=clock.seconds(),
         )
 
     build = functools.partial(
@@ -439,27 +408,36 @@ def load_records(
         batch_size=batch_size,
         source=source,
     )
-    plan = _plan_load(backend, name, records, profile, replace, build, source or None)
+    with clock.phase("plan"):
+        plan = _plan_load(backend, name, records, profile, replace, build, source or None, clock)
     if plan.unchanged_count is not None:
         return report(plan.action, upserted=0, count=plan.unchanged_count)
-    spec = IndexSpec(
-        dimensions=embedder.dimensions,
-        sparse_names=plan.lexical.names,
-        quantization=quantization,
-        multivector=dense_window_tokens > 0,
-    )
+    spec = _spec(embedder, plan, quantization, dense_window_tokens)
     target = backend.load_target(name, spec, staged=plan.staged)
     keep = plan.keep
 
     def write() -> int:
         if keep is not None:  # the other tenants' points, as they are
-            _copy_kept(backend, name, target, keep, plan.manifest, batch_size)
+            with clock.phase("copy"):
+                _copy_kept(backend, name, target, keep, plan.manifest, batch_size)
         return _write_points(
-            target, records, plan, embedder, batch_size, dense_window_tokens, progress
+            target, records, plan, embedder, batch_size, dense_window_tokens, clock
         )
 
-    upserted, count = _fill(target, name, plan.manifest.chunk_count, write)
+    upserted, count = _fill(target, name, plan.manifest.chunk_count, write, clock)
     return report(plan.action, upserted=upserted, count=count)
+
+
+def _spec(
+    embedder: CachedEmbedder, plan: _Plan, quantization: str, dense_window_tokens: int
+) -> IndexSpec:
+    """The index a load of ``plan`` writes into (multivector with dense windows)."""
+    return IndexSpec(
+        dimensions=embedder.dimensions,
+        sparse_names=plan.lexical.names,
+        quantization=quantization,
+        multivector=dense_window_tokens > 0,
+    )
 
 
 def _copy_kept(
@@ -479,7 +457,7 @@ def _copy_kept(
 
 
 def _fill(
-    target: LoadTarget, name: str, expected: int, write: Callable[[], int]
+    target: LoadTarget, name: str, expected: int, write: Callable[[], int], clock: PhaseClock
 ) -> tuple[int, int]:
     """Steps 4-7 on ``target``: ``write`` (manifest and points; returns how many points),
     the count gate, optimize, then the switch live. Any failure aborts the target, so
@@ -490,47 +468,18 @@ def _fill(
     """
     try:
         written = write()
-        count = target.index.count()
-        if count != expected:
-            raise CountMismatch(
-                f"collection {name!r} holds {count} points after the load, expected {expected}"
-            )
-        target.index.optimize()
-        target.commit()
+        with clock.phase("optimize"):
+            count = target.index.count()
+            if count != expected:
+                raise CountMismatch(
+                    f"collection {name!r} holds {count} points after the load, expected {expected}"
+                )
+            target.index.optimize()
+            target.commit()
     except BaseException:
         target.abort()
         raise
     return written, count
 
 
-def _per_chunk(vectors: np.ndarray, windows: Sequence[Sequence[str]]) -> list[np.ndarray]:
-    """The flat window vectors cut back into one matrix per chunk, in order."""
-    out: list[np.ndarray] = []
-    start = 0
-    for group in windows:
-        out.append(vectors[start : start + len(group)])
-        start += len(group)
-    return out
-
-
-def tty_progress(
-    label: str, enabled: bool | None = None
-) -> tuple[ProgressFn | None, Callable[[], None]]:
-    """A tqdm progress callback when stderr is a terminal, and its closer."""
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(total=0, desc=label, unit="chunk", file=sys.stderr, leave=False)
-
-    def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
-    return update, bar.close
-
-
-__all__ = ["IngestReport", "build_manifest", "load_records", "tty_progress"]
+__all__ = ["IngestReport", "build_manifest", "load_records"]

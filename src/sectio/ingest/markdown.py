@@ -44,6 +44,7 @@ from sectio.ingest.detect import tree_files
 from sectio.ingest.md_doc import ChunkSpan, DocBuild, DocLink
 from sectio.ingest.md_layers import build_layers
 from sectio.ingest.md_parse import Block, ParsedDoc, Section, parse_markdown
+from sectio.ingest.phases import PhaseClock
 from sectio.ingest.sources import read_text
 
 #: Top folders that are the docs root, not a domain (``docs/x/y.md`` -> domain ``x``).
@@ -307,12 +308,14 @@ def read_markdown(
     count: TokenCounter = approx_tokens,
     tenant: str = "default",
     limits: InputLimits = _LIMITS,
+    clock: PhaseClock | None = None,
 ) -> list[ChunkRecord]:
     """Every layer (D0-D5) of the Markdown files under ``path`` (a folder or one file).
 
     Each file is read strictly (:func:`sectio.ingest.sources.read_text`): a binary
     file, invalid UTF-8, a file over ``limits.max_markdown_bytes`` or a link out of
-    the tree is refused, naming the file.
+    the tree is refused, naming the file. ``clock`` times the parse (phase ``read``,
+    in files) and the derived layers (``layers``).
 
     Raises:
         ContractError: no Markdown file under ``path``; a file refused as above.
@@ -327,22 +330,28 @@ def read_markdown(
         raise ContractError(f"{source}: no such file or folder")
     if not files:
         raise ContractError(f"{source}: no .md files")
-    parsed: list[ParsedDoc] = []
-    for file in files:
-        rel = file.relative_to(root).as_posix()
-        # One file named on its own may be a link; a tree's files must stay in the tree.
-        tree = root if source.is_dir() else file.resolve().parent
-        text = read_text(file, tree, limits.max_markdown_bytes)
-        parsed.append(parse_markdown(text, rel, _include_reader(root, file)))
-    doc_ids = {p.path for p in parsed}
-    builds = [
-        build_doc(p, max_tokens=max_tokens, count=count, tenant=tenant, doc_ids=doc_ids, root=root)
-        for p in parsed
-    ]
+    clock = clock or PhaseClock()
+    with clock.phase("read", total=len(files)) as tick:
+        parsed: list[ParsedDoc] = []
+        for n, file in enumerate(files, 1):
+            rel = file.relative_to(root).as_posix()
+            # One file named on its own may be a link; a tree's files must stay in the tree.
+            tree = root if source.is_dir() else file.resolve().parent
+            text = read_text(file, tree, limits.max_markdown_bytes)
+            parsed.append(parse_markdown(text, rel, _include_reader(root, file)))
+            tick(n)
+        doc_ids = {p.path for p in parsed}
+        builds = [
+            build_doc(
+                p, max_tokens=max_tokens, count=count, tenant=tenant, doc_ids=doc_ids, root=root
+            )
+            for p in parsed
+        ]
     records: list[ChunkRecord] = []
     for build in builds:
         records.extend(build.chunks)
-    records.extend(build_layers(builds, tenant=tenant, max_tokens=max_tokens, count=count))
+    with clock.phase("layers"):
+        records.extend(build_layers(builds, tenant=tenant, max_tokens=max_tokens, count=count))
     check_unique_ids([(r, r.doc_id, i + 1) for i, r in enumerate(records)])
     return records
 

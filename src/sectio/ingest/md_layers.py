@@ -27,6 +27,12 @@ document it describes and ``source_refs`` back into the file:
   documents: explicit links, Markdown includes, and mentions (a CLI command
   whose reference page is ``dst``, ``dst``'s file name, or its distinctive
   multi-word title); fields ``target_doc_id``, ``relations``, ``link_texts``.
+
+Dense vectors (:mod:`sectio.ingest.embedding`): a D1 entry embeds its text; D2,
+D3 and D4 entries restate (or name what is defined in) the chunk they came from
+and take its vector (``dense_from``); a D5 entry takes its source document's D1
+vector. BM25 reads every entry's full text, so an entry is still found by the
+words only it holds (a fact, a name and its aliases, a relation).
 """
 
 from __future__ import annotations
@@ -359,6 +365,7 @@ def d2_entries(builds: list[DocBuild], tenant: str, known: dict[str, str]) -> li
                     "fact": f["fact"],
                     "occurrences": f["occurrences"],
                     "source_chunk_id": chunk.chunk_id,
+                    "dense_from": chunk.chunk_id,
                     "source_section_key": chunk.section_key,
                     "source_refs": [
                         b.source_ref(section, chunk.source_refs[0].model_dump().get("line"))
@@ -475,6 +482,7 @@ def d3_entries(builds: list[DocBuild], tenant: str) -> list[ChunkRecord]:
                     "entity_aliases": aliases,
                     "definition": e["definition"],
                     "source_chunk_id": b.chunk_at(section.key, e["line"]),
+                    "dense_from": b.chunk_at(section.key, e["line"]),
                     "source_section_key": section.key,
                     "source_refs": [b.source_ref(section, e["line"])],
                 }
@@ -508,12 +516,14 @@ def d4_entries(builds: list[DocBuild], tenant: str) -> list[ChunkRecord]:
             title = section.title or b.title
             text = "\n".join([f"Procedure: {title} ({b.title}, {b.doc_id})", *shown])
             data = _base(b, "D4", f"d4:{b.doc_id}#{section.key}#{n}", n, text, tenant)
+            source_chunk = b.chunk_at(section.key, line)
             data.update(
                 {
                     "section_title": title,
                     "steps": items,
                     "step_count": len(items),
-                    "source_chunk_id": b.chunk_at(section.key, line),
+                    "source_chunk_id": source_chunk,
+                    "dense_from": source_chunk,
                     "source_section_key": section.key,
                     "source_refs": [b.source_ref(section, line)],
                 }
@@ -632,6 +642,7 @@ def d5_entries(builds: list[DocBuild], tenant: str, known: dict[str, str]) -> li
             data.update(
                 {
                     "section_title": "Relations",
+                    "dense_from": f"d1:{b.doc_id}",
                     "target_doc_id": target if dst else None,
                     "target_path": target,
                     "relations": e["relations"],

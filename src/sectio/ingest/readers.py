@@ -29,6 +29,7 @@ from sectio.embed.port import TokenStarts
 from sectio.errors import ContractError, NotAvailable, RecordError
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
 from sectio.ingest.detect import FORMATS, detect_source
+from sectio.ingest.phases import PhaseClock
 from sectio.ingest.sources import iter_json_records
 
 #: Documents tokenized per batch when the embedder gives token offsets.
@@ -168,6 +169,7 @@ def read_source(
     tenant: str | None = None,
     starts: TokenStarts | None = None,
     limits: InputLimits = _LIMITS,
+    clock: PhaseClock | None = None,
 ) -> ReadResult:
     """Read any supported source into validated records.
 
@@ -175,7 +177,8 @@ def read_source(
     result's ``detected`` says which and why. ``tenant`` assigns the records of
     a BEIR or Markdown source to a tenant; their chunk ids then get a
     ``<tenant>:`` prefix so two tenants can load the same source into one
-    collection. Chunk records carry their own ``tenant`` field.
+    collection. Chunk records carry their own ``tenant`` field. ``clock`` times a
+    Markdown source's parse (``read``, in files) and layer building (``layers``).
 
     Raises:
         ContractError: unknown format, unreadable source, a folder mixing formats,
@@ -192,7 +195,7 @@ def read_source(
         "beir": lambda: read_beir(
             found.files[0], max_tokens=max_tokens, count=count, starts=starts, limits=limits
         ),
-        "markdown": lambda: _read_markdown(path, max_tokens, count, limits),
+        "markdown": lambda: _read_markdown(path, max_tokens, count, limits, clock),
     }
     records = readers[found.format]()
     if tenant is not None and tenant != "default":
@@ -204,18 +207,25 @@ def _for_tenant(record: ChunkRecord, tenant: str) -> ChunkRecord:
     update: dict[str, object] = {"tenant": tenant, "chunk_id": f"{tenant}:{record.chunk_id}"}
     if record.parent_id:
         update["parent_id"] = f"{tenant}:{record.parent_id}"
+    dense_from = getattr(record, "dense_from", None)
+    if dense_from:  # the chunk whose vector it reuses was renamed too
+        update["dense_from"] = f"{tenant}:{dense_from}"
     return record.model_copy(update=update)
 
 
 def _read_markdown(
-    path: Path, max_tokens: int, count: TokenCounter, limits: InputLimits
+    path: Path,
+    max_tokens: int,
+    count: TokenCounter,
+    limits: InputLimits,
+    clock: PhaseClock | None = None,
 ) -> list[ChunkRecord]:
     try:
         markdown = importlib.import_module("sectio.ingest.markdown")
     except ImportError as exc:  # pragma: no cover - until the docs work lands
         raise NotAvailable("Markdown ingestion is not available in this build") from exc
     records: list[ChunkRecord] = markdown.read_markdown(
-        path, max_tokens=max_tokens, count=count, limits=limits
+        path, max_tokens=max_tokens, count=count, limits=limits, clock=clock
     )
     return records
 

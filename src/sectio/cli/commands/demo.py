@@ -10,7 +10,7 @@ from sectio.cli.base import Context, cli, emit_json, json_option, note, pass_sta
 from sectio.cli.commands.ask import print_result
 from sectio.cli.commands.search import print_hits
 from sectio.cli.invocation import command_prefix
-from sectio.cli.progress import progress_reporter
+from sectio.cli.progress import phase_reporter
 from sectio.demo import DEMO_COLLECTION, DEMO_PROFILE, DEMO_QUERIES, demo_corpus_path
 
 
@@ -23,7 +23,7 @@ from sectio.demo import DEMO_COLLECTION, DEMO_PROFILE, DEMO_QUERIES, demo_corpus
 def demo(state: Context, collection: str, as_json: bool) -> None:
     """Load the shipped US drug-label sample; show routed answers next to plain search."""
     path = demo_corpus_path()
-    progress, done = progress_reporter("demo ingest", enabled=not as_json)
+    progress, done = phase_reporter("demo ingest", enabled=not as_json)
     try:
         report = state.sectio.ingest(
             path,

@@ -15,8 +15,9 @@ from sectio.cli.base import (
     note,
     pass_state,
 )
-from sectio.cli.progress import progress_reporter
+from sectio.cli.progress import phase_reporter
 from sectio.ingest.detect import FORMATS
+from sectio.ingest.phases import phase_table
 
 
 @cli.command()
@@ -32,6 +33,11 @@ from sectio.ingest.detect import FORMATS
     "--replace", is_flag=True, help="Load a changed corpus as a new version, switched atomically."
 )
 @click.option("--tenant", default=None, help="Tenant of a BEIR or Markdown source.")
+@click.option(
+    "--profile-time",
+    is_flag=True,
+    help="Print the seconds of each phase (read, layers, embed, upsert, ...) on stderr.",
+)
 @collection_option
 @json_option
 @pass_state
@@ -42,11 +48,16 @@ def ingest(
     profile: str | None,
     replace: bool,
     tenant: str | None,
+    profile_time: bool,
     collection: str,
     as_json: bool,
 ) -> None:
-    """Validate PATH and load it into a collection (gated by its manifest)."""
-    progress, done = progress_reporter(f"ingest {collection}", enabled=not as_json)
+    """Validate PATH and load it into a collection (gated by its manifest).
+
+    Progress goes to stderr (not with --json); the --json report always holds
+    ``phases`` (seconds per phase).
+    """
+    progress, done = phase_reporter(f"ingest {collection}", enabled=not as_json)
     try:
         report = state.sectio.ingest(
             path,
@@ -59,6 +70,9 @@ def ingest(
         )
     finally:
         done()
+    if profile_time:
+        for line in phase_table(report.phases):
+            note(line)
     if as_json:
         emit_json(report)
         return
