@@ -7,9 +7,9 @@ Example (the README's "From Python" section runs the same in a test):
     >>> import json, tempfile, pathlib
     >>> from sectio import Sectio, Settings
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "c.jsonl").write_text(json.dumps({"chunk_id": "a#w#0", "doc_id": "aspirin",
-    ...     "section_key": "warnings", "part_index": 0, "text": "May cause bleeding.",
-    ...     "source_refs": [{"source": "label"}]}) + "\n")
+    >>> row = {"chunk_id": "a#w#0", "doc_id": "aspirin", "section_key": "warnings",
+    ...        "part_index": 0, "text": "May cause bleeding.", "source_refs": [{"source": "label"}]}
+    >>> _ = (d / "c.jsonl").write_text(json.dumps(row) + chr(10))
     >>> with Sectio(Settings(home=d / "home", embedder="fake")) as s:
     ...     _ = s.ingest(d / "c.jsonl")
     ...     hit = s.search("bleeding").hits[0]

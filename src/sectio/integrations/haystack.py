@@ -4,7 +4,7 @@ Example:
     >>> from haystack import Pipeline
     >>> from sectio.integrations.haystack import SectioRetriever
     >>> pipe = Pipeline()
-    >>> pipe.add_component("retriever", SectioRetriever(home=".sectio"))
+    >>> pipe.add_component("retriever", SectioRetriever(home=".sectio"))  # doctest: +SKIP
     >>> pipe.run({"retriever": {"query": "who should not take aspirin"}})  # doctest: +SKIP
     {'retriever': {'documents': [...], 'decision': 'ANSWERABLE', 'reason': '...'}}
 """

@@ -138,7 +138,7 @@ def fuse(
         >>> a = {"x": ListRank(1, 0.9), "y": ListRank(2, 0.8)}
         >>> b = {"y": ListRank(1, 7.0)}
         >>> [(pid, round(v, 3)) for pid, v in fuse([a, b], [1.0, 1.0], rrf_k=2)]
-        [('y', 1.333), ('x', 1.0)]
+        [('y', 0.833), ('x', 0.5)]
     """
     values: dict[str, float] = {}
     for ranks, weight in zip(lists, weights, strict=True):

@@ -51,6 +51,7 @@ class Sharding:
     """Custom sharding: one shard key per large tenant, the rest on :data:`SHARED_SHARD_KEY`.
 
     Example:
+        >>> from sectio.index.filters import Eq, Where
         >>> s = Sharding(tenant_keys=("acme",))
         >>> s.key_for("acme"), s.key_for("small-co")
         ('acme', '_shared')
