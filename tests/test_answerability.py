@@ -20,6 +20,7 @@ from sectio import Sectio, Settings
 from sectio.cli import cli, main
 from sectio.demo import demo_corpus_path
 from sectio.eval.answerability import Row, curve, rates, replay
+from sectio.retrieve import search as search_module
 from sectio.retrieve.answerability import capitalised_words, plain_words
 from tests.helpers.route_corpora import en_rows, write
 
@@ -71,14 +72,9 @@ def test_the_shares_and_the_curve_on_a_small_labelled_set() -> None:
 
 # --- one fusion setting, read by every fused path ---------------------------------------
 def _spy(calls: list[dict[str, Any]], real: Callable[..., Any]) -> Callable[..., Any]:
-    def record(*args: Any, **kwargs: Any) -> Any:
-        calls.append(
-            {
-                "rrf_k": kwargs.get("rrf_k", args[5] if len(args) > 5 else None),
-                "weights": kwargs.get("weights"),
-            }
-        )
-        return real(*args, **kwargs)
+    def record(lists: Any, weights: Any, rrf_k: int) -> Any:
+        calls.append({"rrf_k": rrf_k, "weights": list(weights)})
+        return real(lists, weights, rrf_k)
 
     return record
 
@@ -98,9 +94,9 @@ def test_every_fused_route_reads_the_one_fusion_setting(
             ("fallback_search", "en", "flatulence vomiting"),
             ("docs_plan", "d", "how do sync waves order resources"),
         ):
-            index = s.collection(collection).index
             calls: list[dict[str, Any]] = []
-            monkeypatch.setattr(index, "search_fused", _spy(calls, index.search_fused))
+            # every route fuses through search.fused_top, whose one fusion is search.fuse
+            monkeypatch.setattr(search_module, "fuse", _spy(calls, search_module.fuse))
             assert s.ask(question, collection=collection, tenant="default").route == name
             monkeypatch.undo()
             seen[name] = calls

@@ -86,7 +86,7 @@ def test_request_ask_and_stage_spans_under_the_incoming_traceparent(
     assert any(parent_of(s) == calibration.context.span_id for s in done)
     route = by_name(done, "sectio.stage.route")
     under_route = {s.name for s in done if parent_of(s) == route.context.span_id}
-    assert "sectio.resolve" in under_route and "sectio.engine.search_fused" in under_route
+    assert "sectio.resolve" in under_route and "sectio.engine.search_dense" in under_route
     assert by_name(done, "sectio.embed").attributes == {"sectio.embed.cached": False}
     assert by_name(done, "sectio.trace_write").attributes == {
         "sectio.traces": 1,

@@ -47,6 +47,7 @@ from sectio.plan.catalog import DocsCatalog
 from sectio.plan.models import Layer, RetrievalPlan
 from sectio.retrieve.reads import retrieve_points
 from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.search import fused_top
 
 log = logging.getLogger(__name__)
 
@@ -233,15 +234,14 @@ class PlanExecutor:
         limit: int,
         pool: int,
     ) -> list[StoredPoint]:
-        fusion = self.scope.fusion
-        points = self.collection.index.search_fused(
+        points, _ = fused_top(
+            self.collection.index,
             question_vec,
             sparse,
-            pool=pool,
-            limit=limit,
-            where=where,
-            rrf_k=fusion.rrf_k,
-            weights=fusion.weights(sparse_names=tuple(sparse)),
+            pool,
+            limit,
+            where,
+            self.scope.fusion,
             with_vectors=True,
         )
         return self.scope.guard.keep(points, self.tenant, "docs_plan")

@@ -23,6 +23,7 @@ from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint, best_cosine
 from sectio.retrieve.reads import scroll_all
 from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.search import fused_top
 
 PROSE = Eq("chunk_kind", "prose")
 
@@ -146,24 +147,16 @@ def fused_points(
     limit: int,
     route: str,
 ) -> list[StoredPoint]:
-    """Dense + BM25 reciprocal rank fusion inside the engine, with vectors, tenant re-checked.
+    """Dense + BM25 reciprocal rank fusion (:func:`~sectio.retrieve.search.fused_top`),
+    with vectors, tenant re-checked.
 
     Fused with the scope's one :class:`~sectio.retrieve.fusion.FusionParams`
     (the ``k`` and weights ``search`` uses). Ordered by fusion value, then
-    dense similarity (best window's), then point id (equal fusion values come
-    back from the engine in no fixed order).
+    dense similarity (best window's), then point id.
     """
     sparse = scope.collection.lexical.encode_query(question)
-    fusion = scope.fusion
-    points = scope.index.search_fused(
-        query_vector,
-        sparse,
-        pool,
-        limit,
-        where,
-        rrf_k=fusion.rrf_k,
-        weights=fusion.weights(sparse_names=tuple(sparse)),
-        with_vectors=True,
+    points, _ = fused_top(
+        scope.index, query_vector, sparse, pool, limit, where, scope.fusion, with_vectors=True
     )
     points.sort(
         key=lambda p: (-round(p.score or 0.0, 9), -best_cosine(query_vector, p.dense), p.id)

@@ -270,13 +270,46 @@ def _sparse_lists(
 
 
 def _fused_top(
-    index: VectorIndex, lists: dict[str, Ranks], weights: list[float], rrf_k: int, n: int
+    index: VectorIndex,
+    lists: dict[str, Ranks],
+    weights: list[float],
+    rrf_k: int,
+    n: int,
+    with_vectors: bool = False,
 ) -> list[StoredPoint]:
     """The top ``n`` of ``lists`` fused (:func:`~sectio.retrieve.fusion.fuse`), with
     their payloads (one retrieve by id); each point's ``score`` is its fusion value."""
     top = fuse(list(lists.values()), weights, rrf_k)[:n]
-    found = {p.id: p for p in index.retrieve([pid for pid, _ in top])}
+    found = {p.id: p for p in index.retrieve([pid for pid, _ in top], with_vectors=with_vectors)}
     return [replace(found[pid], score=value) for pid, value in top if pid in found]
+
+
+def fused_top(
+    index: VectorIndex,
+    qvec: npt.NDArray[np.float32],
+    sparse: dict[str, SparseVec],
+    pool: int,
+    n: int,
+    where: Where,
+    params: FusionParams,
+    *,
+    with_vectors: bool = False,
+) -> tuple[list[StoredPoint], dict[str, Ranks]]:
+    """Hybrid's fused top ``n`` (best first, ``score`` the fusion value) and the lists
+    it fused: ``dense``, then each BM25 list, ``pool`` candidates each under ``where``.
+
+    Each list is one engine query, ids and scores only (one graph traversal for
+    the dense list); the lists are settled (equal scores ranked by point id) and
+    fused here with weighted reciprocal rank fusion, Qdrant's formula
+    (``params.rrf_k``, ``params.weights``); the top ``n`` points are then read by
+    id (with their vectors when asked). The same question ranks the same way
+    on every call. Used by ``search``, free-form and fallback reads and the
+    docs planner: one fusion for every route.
+    """
+    weights = params.weights(sparse_names=tuple(sparse))
+    dense = settled(list_ranks(index.search_dense(qvec, pool, where, with_payload=False)))
+    lists = {DENSE: dense, **_sparse_lists(index, sparse, pool, where)}
+    return _fused_top(index, lists, weights, params.rrf_k, n, with_vectors), lists
 
 
 def _hybrid(
@@ -288,25 +321,14 @@ def _hybrid(
     params: FusionParams,
     details: dict[str, object],
 ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
-    """The fused top-n, and the lists it fused: ``dense`` (rank and cosine of every
-    dense candidate), then each BM25 list.
-
-    Each list is one engine query for ``pool`` candidates, ids and scores only
-    (one graph traversal for the dense list); the lists are settled (equal
-    scores ranked by point id) and fused here with weighted reciprocal rank
-    fusion, Qdrant's formula (:func:`~sectio.retrieve.fusion.fuse`); the top-n
-    payloads are then read by id. Fusing the lists in the engine instead ranked
-    tied cosines differently from call to call. A fused hit outside the dense
-    candidates is a lexical-only hit.
-    """
+    """The fused top-n and the lists it fused (:func:`fused_top`, ``params.pool(n)``
+    deep). A fused hit outside the dense candidates is a lexical-only hit."""
     pool = params.pool(n)
     weights = params.weights(sparse_names=tuple(sparse))
     details.update(
         {"pool": pool, "rrf_k": params.rrf_k, "weights": weights, "fused": ["dense", *sparse]}
     )
-    dense = settled(list_ranks(index.search_dense(qvec, pool, where, with_payload=False)))
-    lists = {DENSE: dense, **_sparse_lists(index, sparse, pool, where)}
-    return _fused_top(index, lists, weights, params.rrf_k, n), lists
+    return fused_top(index, qvec, sparse, pool, n, where, params)
 
 
 def _tie_break(points: list[StoredPoint], dense: Ranks) -> list[StoredPoint]:
@@ -324,6 +346,7 @@ __all__ = [
     "FusionParams",
     "Mode",
     "clamp_top_k",
+    "fused_top",
     "keep_tenant",
     "lexical_query",
     "lexical_top",
