@@ -93,7 +93,8 @@ def _command() -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one owned by another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -110,7 +111,7 @@ def _read_holder(fd: int) -> Holder | None:
         found = Holder(int(data["pid"]), str(data["purpose"]), str(data["command"]), data["since"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return found if _alive(found.pid) else None
+    return found if pid_alive(found.pid) else None
 
 
 def acquire(path: Path, purpose: str, what: str) -> HeldLock:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from sectio.index.edge import space
 from sectio.index.edge.archive import data_extents
+from sectio.index.edge.locks import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -43,22 +44,12 @@ def writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep(tmp: Path) -> list[Path]:
     """Remove the copies under ``tmp`` whose process is gone; returns what was removed."""
     removed = []
     for folder in sorted(tmp.glob(COPY_PREFIX + "*-*")):
         pid = folder.name[len(COPY_PREFIX) :].split("-", 1)[0]
-        if folder.is_dir() and pid.isdigit() and not _alive(int(pid)):
+        if folder.is_dir() and pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
