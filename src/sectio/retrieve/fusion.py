@@ -7,6 +7,16 @@ value; search shows each hit's rank in each list (``Evidence.scores``). The
 values come from settings (``SECTIO_RRF_K``, ``SECTIO_HYBRID_*``), chosen on
 SciFact train (see the README's results table).
 
+Two adjustments, in this order: the collection's calibration scales the dense
+weight on every fused read (:meth:`FusionParams.calibrated`, once per collection
+and tenant); and in ``search``, a question's lexical weight shrinks when the
+dense list ranks BM25's first pick far below its own first
+(:meth:`FusionParams.lexical_trust`, per query): a question is phrased in the
+asker's words, not the corpus's, and a BM25 pick the model reads as off-topic
+is a word match, not evidence. ``ask``'s routes keep the weights as they are
+(measured: the per-question trust cost the docs planner 0.034 hit@5 on Argo CD
+test and the fallback route two of twelve consumer questions; README).
+
 Example:
     >>> FusionParams(pool_factor=5, pool_min=50).pool(20)
     100
@@ -42,6 +52,14 @@ class FusionParams:
     reliability_reference: float = 0.45
     #: The dense weight's multiplier from the calibration (1.0: not calibrated).
     dense_scale: float = 1.0
+    #: Cosine gap (dense first minus BM25's first pick) over which a question's
+    #: lexical weight falls from whole to ``trust_floor`` (0: never shrinks).
+    trust_span: float = 0.02
+    #: The least share of the lexical weight a question keeps.
+    trust_floor: float = 0.1
+    #: This read is a question (:meth:`for_query`, called by ``search`` only); only
+    #: questions shrink BM25.
+    question: bool = False
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FusionParams:
@@ -54,7 +72,18 @@ class FusionParams:
             lexical_weight=settings.hybrid_lexical_weight,
             calibrate=settings.hybrid_calibrate,
             reliability_reference=settings.hybrid_reliability_reference,
+            trust_span=settings.hybrid_trust_span,
+            trust_floor=settings.hybrid_trust_floor,
         )
+
+    def for_query(self, text: str) -> FusionParams:
+        """These params for one read of ``text`` (whether it is a question, :func:`is_question`).
+
+        Example:
+            >>> FusionParams().for_query("can I take it with tea?").question
+            True
+        """
+        return replace(self, question=is_question(text))
 
     def calibrated(self, ratio: float) -> FusionParams:
         """These params with the dense weight scaled by a measured reliability ``ratio``.
@@ -78,6 +107,49 @@ class FusionParams:
             return self
         scale = min(1.0, max(0.1, (ratio / self.reliability_reference) ** 3))
         return replace(self, dense_scale=round(scale, 4))
+
+    def lexical_trust(self, lists: Sequence[Mapping[str, ListRank]]) -> tuple[float, float | None]:
+        """The share of the lexical weight this read keeps, and the cosine gap it came from.
+
+        ``lists`` are the settled lists in prefetch order (dense first, then
+        BM25). The gap is the dense list's first cosine minus its cosine of
+        BM25's first pick (the BM25 lists fused with equal weights); a pick
+        outside the dense candidates counts as their last. The share falls
+        linearly from 1.0 at gap 0 to ``trust_floor`` at ``trust_span``. It is
+        1.0 (gap None) for a statement or keyword query, without BM25, with the
+        trust off, and on a collection whose calibration shrank the dense
+        weight (there the model does not read the corpus well enough to judge).
+        Chosen on SciFact train, consumer_meds dev and Argo CD dev (README,
+        "Hybrid vs its best single list").
+
+        Example:
+            >>> dense = {"a": ListRank(1, 0.70), "b": ListRank(2, 0.69), "c": ListRank(3, 0.60)}
+            >>> q = FusionParams(question=True)
+            >>> q.lexical_trust([dense, {"b": ListRank(1, 9.0)}])
+            (0.5, 0.01)
+            >>> q.lexical_trust([dense, {"z": ListRank(1, 9.0)}])
+            (0.1, 0.1)
+            >>> FusionParams().lexical_trust([dense, {"z": ListRank(1, 9.0)}])
+            (1.0, None)
+        """
+        dense, sparse = (lists[0], lists[1:]) if lists else ({}, [])
+        off = not self.question or self.trust_span <= 0 or self.dense_scale < 1.0
+        if off or not dense or not any(sparse):
+            return 1.0, None
+        pick = fuse(sparse, [1.0] * len(sparse), self.rrf_k)[0][0]
+        cosines = [place.score for place in dense.values()]
+        gap = round(
+            max(cosines) - dense[pick].score if pick in dense else max(cosines) - min(cosines), 6
+        )
+        share = min(1.0, max(self.trust_floor, 1.0 - gap / self.trust_span))
+        return round(share, 4), gap
+
+    def query_weights(self, lists: Sequence[Mapping[str, ListRank]]) -> tuple[list[float], float]:
+        """RRF weights for ``lists`` (dense first, then BM25) after :meth:`lexical_trust`,
+        and the share of the lexical weight kept."""
+        share, _ = self.lexical_trust(lists)
+        weights = self.weights(sparse_names=[str(i) for i in range(len(lists) - 1)])
+        return [weights[0]] + [w * share for w in weights[1:]], share
 
     def pool(self, limit: int) -> int:
         """Candidates each list takes for a final cut of ``limit`` (never fewer than ``limit``)."""
@@ -106,6 +178,54 @@ class FusionParams:
         if sparse_names:
             out.extend([self.lexical_weight / len(sparse_names)] * len(sparse_names))
         return out
+
+
+#: Words that open an English question (a question also ends with "?").
+QUESTION_OPENERS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "may",
+        "might",
+        "shall",
+        "has",
+        "have",
+        "had",
+        "am",
+    ]
+)
+
+
+def is_question(text: str) -> bool:
+    """``text`` asks: it ends with "?" or opens with an interrogative or auxiliary word.
+
+    Example:
+        >>> is_question("What is the dose of metformin"), is_question("metformin dose")
+        (True, False)
+    """
+    words = text.strip().split()
+    if not words:
+        return False
+    return text.rstrip().endswith("?") or words[0].lower().strip(",.:;\"'") in QUESTION_OPENERS
 
 
 def settled(ranks: Mapping[str, ListRank]) -> dict[str, ListRank]:

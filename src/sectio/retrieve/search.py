@@ -9,6 +9,9 @@
 * **hybrid**: dense and BM25 candidates, each widened to a pool larger than
   ``top_k`` (:meth:`FusionParams.pool`), fused with weighted reciprocal rank
   fusion (Qdrant's formula; ``rrf_k`` and weights from settings), cut to ``top_k``.
+  A question's BM25 weight shrinks when the dense list ranks BM25's first pick
+  far below its own first (:meth:`FusionParams.lexical_trust`); ``details``
+  shows the ``weights`` used and the ``lexical_trust`` share kept.
 
 Fusion runs here, not in the engine: each list is one engine query (ids and
 scores, ``pool`` deep), its equal scores are ranked by point id
@@ -112,7 +115,7 @@ def search(
     """
     if mode not in MODES:
         raise ConfigError(f"unknown search mode {mode!r}; use one of: {', '.join(MODES)}")
-    params = params or FusionParams()
+    params = (params or FusionParams()).for_query(query)
     guard = guard or TenantGuard()
     applied, clamped = clamp_top_k(top_k)
     n = applied if limit is None else min(max(int(limit), 1), LIMIT_MAX)
@@ -294,6 +297,7 @@ def fused_top(
     params: FusionParams,
     *,
     with_vectors: bool = False,
+    details: dict[str, object] | None = None,
 ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
     """Hybrid's fused top ``n`` (best first, ``score`` the fusion value) and the lists
     it fused: ``dense``, then each BM25 list, ``pool`` candidates each under ``where``.
@@ -301,14 +305,18 @@ def fused_top(
     Each list is one engine query, ids and scores only (one graph traversal for
     the dense list); the lists are settled (equal scores ranked by point id) and
     fused here with weighted reciprocal rank fusion, Qdrant's formula
-    (``params.rrf_k``, ``params.weights``); the top ``n`` points are then read by
-    id (with their vectors when asked). The same question ranks the same way
+    (``params.rrf_k``; the weights after the question's lexical trust,
+    :meth:`~sectio.retrieve.fusion.FusionParams.query_weights`, written into
+    ``details`` when given); the top ``n`` points are then read by id (with
+    their vectors when asked). The same question ranks the same way
     on every call. Used by ``search``, free-form and fallback reads and the
     docs planner: one fusion for every route.
     """
-    weights = params.weights(sparse_names=tuple(sparse))
     dense = settled(list_ranks(index.search_dense(qvec, pool, where, with_payload=False)))
     lists = {DENSE: dense, **_sparse_lists(index, sparse, pool, where)}
+    weights, share = params.query_weights(list(lists.values()))
+    if details is not None:
+        details.update({"weights": [round(w, 4) for w in weights], "lexical_trust": share})
     return _fused_top(index, lists, weights, params.rrf_k, n, with_vectors), lists
 
 
@@ -324,11 +332,8 @@ def _hybrid(
     """The fused top-n and the lists it fused (:func:`fused_top`, ``params.pool(n)``
     deep). A fused hit outside the dense candidates is a lexical-only hit."""
     pool = params.pool(n)
-    weights = params.weights(sparse_names=tuple(sparse))
-    details.update(
-        {"pool": pool, "rrf_k": params.rrf_k, "weights": weights, "fused": ["dense", *sparse]}
-    )
-    return fused_top(index, qvec, sparse, pool, n, where, params)
+    details.update({"pool": pool, "rrf_k": params.rrf_k, "fused": ["dense", *sparse]})
+    return fused_top(index, qvec, sparse, pool, n, where, params, details=details)
 
 
 def _tie_break(points: list[StoredPoint], dense: Ranks) -> list[StoredPoint]:
