@@ -85,17 +85,17 @@ def test_calibration_off_keeps_the_configured_weights(tmp_path: Path) -> None:
     assert "fusion_calibration" not in result.details
 
 
-def test_the_dense_scale_falls_with_the_cube_of_the_shortfall() -> None:
+def test_the_dense_scale_falls_with_the_sixth_power_of_the_shortfall() -> None:
     p = FusionParams(reliability_reference=0.5)
     scales = [p.calibrated(r).dense_scale for r in (0.0, 0.1, 0.3, 0.4, 0.5, 0.9)]
     assert scales == sorted(scales)
     assert scales[0] == 0.1 and scales[-2:] == [1.0, 1.0]
-    assert p.calibrated(0.4).weights(sparse_names=("bm25",)) == pytest.approx([0.512, 1.2])
+    assert p.calibrated(0.4).weights(sparse_names=("bm25",)) == pytest.approx([0.2621, 1.2])
 
 
 def test_pseudo_queries_are_middle_windows_of_long_enough_texts() -> None:
-    texts = ["short text", " ".join(VOCAB[:20]), " ".join(VOCAB[100:112])]
+    texts = ["short text", " ".join(VOCAB[:20]), " ".join(VOCAB[100:124])]
     picked = pseudo_queries(texts, n=5)
     assert [i for i, _ in picked] == [1, 2]
     assert all(len(q.split()) == PSEUDO_WORDS for _, q in picked)
-    assert picked[0][1].split()[0] == VOCAB[6]  # (20 - 8) // 2
+    assert picked[0][1].split()[0] == VOCAB[2]  # (20 - 16) // 2

@@ -79,7 +79,7 @@ class Settings(BaseSettings):
     #: the corpus's own chunks (pseudo-queries; measured once on first search).
     hybrid_calibrate: bool = True
     #: The dense/BM25 pseudo-query MRR ratio at or above which the dense weight stays whole.
-    hybrid_reliability_reference: float = Field(default=0.45, ge=0.0, le=1.0)
+    hybrid_reliability_reference: float = Field(default=0.5, ge=0.0, le=1.0)
     #: A question's BM25 weight shrinks over this cosine gap between the dense list's
     #: first hit and BM25's first pick (0 turns the per-query trust off), to the floor.
     hybrid_trust_span: float = Field(default=0.02, ge=0.0, le=2.0)
