@@ -39,6 +39,13 @@ Run::
     .venv/bin/python benchmarks/startup.py --docs $DOCS
     git archive 4b510f3 src | tar -x -C /tmp/before                     # main before issue 20
     .venv/bin/python benchmarks/startup.py --docs $DOCS --src /tmp/before/src
+    .venv/bin/python benchmarks/startup.py --home H [--src DIR]  # table 1's start-up rows on H
+
+``--home H`` times only ``python -c pass``, ``--version``, ``--help`` and ``info`` on an
+existing home (e.g. one SciFact collection: ``sectio ingest corpus.jsonl --format beir``).
+Run it once per checkout rather than interleaving two: an older checkout's ``info``
+opens the shard, which rewrites some of its files, so the next run of this one opens it
+once again before it can read the recorded count (:mod:`sectio.index.edge.tally`).
 """
 
 from __future__ import annotations
