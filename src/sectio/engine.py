@@ -305,8 +305,13 @@ class Sectio(OpsFacade):
     def info(self, name: str | None = None) -> dict[str, Any]:
         """Collections with their manifests and counts (one collection if ``name``).
 
-        Needs no embedder: a collection already open answers from its index, any
-        other is opened, counted and closed (``sectio info`` loads no model).
+        ``count`` is what the index holds, ``matches_manifest`` whether that is the
+        manifest's ``chunk_count`` (None: no manifest); a short count is a load that
+        did not finish (``sectio ingest`` of the same source repairs it). Needs no
+        embedder: a collection already open answers from its index, any other from
+        the backend (a Qdrant Edge shard's count is recorded when it is closed and
+        believed while its files are unchanged, else it is opened and counted:
+        :mod:`sectio.index.edge.tally`), so ``sectio info`` loads no model.
 
         Raises:
             CollectionNotFound: ``name`` does not exist.
@@ -319,7 +324,14 @@ class Sectio(OpsFacade):
             manifest = self.backend.read_manifest(n)
             opened = self._open.get(n)
             count = opened.index.count() if opened else self.backend.point_count(n)
-            out.append({"name": n, "count": count, "manifest": _manifest_json(manifest)})
+            out.append(
+                {
+                    "name": n,
+                    "count": count,
+                    "matches_manifest": None if manifest is None else count == manifest.chunk_count,
+                    "manifest": _manifest_json(manifest),
+                }
+            )
         return {"home": str(self.settings.home), "backend": self.backend.kind, "collections": out}
 
     def check_collection(self, name: str) -> dict[str, Any]:

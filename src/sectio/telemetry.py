@@ -4,7 +4,9 @@ Optional (``pip install 'sectio[otel]'``). Spans are made only when the
 OpenTelemetry API is importable **and** a tracer provider has been installed
 (by :func:`setup_from_env`, which ``sectio serve`` and ``sectio mcp`` call, or
 by the application embedding sectio). Otherwise every helper here returns at
-once: no import, no span, no cost beyond one check.
+once: no span, no cost beyond one check. The API itself is imported by the first
+helper that asks for it, not with sectio (a command that makes no span, such as
+``sectio info``, never imports it).
 
 The spans, parent first::
 
@@ -32,14 +34,11 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Callable, Iterator, Mapping
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-
-try:  # the API alone: spans need a provider installed, see the module doc
-    from opentelemetry import trace as _trace
-except ImportError:  # pragma: no cover - exercised in an install without the extra
-    _trace = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
@@ -47,11 +46,19 @@ if TYPE_CHECKING:
     from sectio.contract.result import RetrievalResult, SearchResult
 
 AttrValue = str | int | float | bool
-#: Provider types that mean "nothing installed": no spans.
-_NO_PROVIDER: tuple[type, ...] = (
-    (_trace.ProxyTracerProvider, _trace.NoOpTracerProvider) if _trace is not None else ()
-)
 TRACER_NAME = "sectio"
+
+
+@functools.cache
+def _api() -> ModuleType | None:
+    """``opentelemetry.trace`` (the API alone: spans need a provider installed, see the
+    module doc), imported on first use; None when it is not installed."""
+    try:
+        from opentelemetry import trace
+    except ImportError:  # pragma: no cover - exercised in an install without the extra
+        return None
+    return trace
+
 
 #: The engine calls that read (each gets a ``sectio.engine.<name>`` span).
 ENGINE_QUERIES = frozenset(
@@ -68,10 +75,12 @@ ENGINE_QUERIES = frozenset(
 
 def tracer() -> Tracer | None:
     """sectio's tracer if tracing is on (API importable, a provider installed), else None."""
-    if _trace is None:
+    trace = _api()
+    if trace is None:
         return None
-    provider = _trace.get_tracer_provider()
-    if type(provider) in _NO_PROVIDER:
+    provider = trace.get_tracer_provider()
+    # the provider types that mean "nothing installed": no spans
+    if type(provider) in (trace.ProxyTracerProvider, trace.NoOpTracerProvider):
         return None
     from sectio._version import __version__
 
@@ -150,9 +159,10 @@ def stage_span(name: str, turn: Any) -> Iterator[None]:
 
 def current_traceparent() -> str | None:
     """The W3C ``traceparent`` of the active span (to send downstream), else None."""
-    if _trace is None:
+    trace = _api()
+    if trace is None:
         return None
-    ctx = _trace.get_current_span().get_span_context()
+    ctx = trace.get_current_span().get_span_context()
     if not ctx.is_valid:
         return None
     return f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-{int(ctx.trace_flags):02x}"
@@ -234,7 +244,8 @@ def setup_from_env(service_name: str = "sectio") -> bool:
     ``service_name``; the exporter reads its own variables (headers, timeout).
     """
     env = os.environ  # the OpenTelemetry SDK's own contract, not a sectio setting
-    if env.get("OTEL_SDK_DISABLED", "").lower() == "true" or _trace is None:
+    trace = _api()
+    if env.get("OTEL_SDK_DISABLED", "").lower() == "true" or trace is None:
         return False
     if not (
         env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -252,5 +263,5 @@ def setup_from_env(service_name: str = "sectio") -> bool:
     attrs = {} if env.get("OTEL_SERVICE_NAME") else {"service.name": service_name}
     provider = TracerProvider(resource=Resource.create(attrs))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-    _trace.set_tracer_provider(provider)
+    trace.set_tracer_provider(provider)
     return True

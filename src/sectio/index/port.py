@@ -18,15 +18,20 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from sectio.index.filters import Where
 from sectio.index.manifest import Manifest
 
-DenseVector = Sequence[float] | npt.NDArray[np.float32]
+# numpy is imported where a function needs it: the store commands (``sectio info``)
+# read manifests and counts and never touch a vector.
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    DenseVector: TypeAlias = Sequence[float] | npt.NDArray[np.float32]
+else:
+    DenseVector = Sequence[float]  # annotations only; the checker sees numpy's arrays too
 #: A point's dense value: one vector, or (windowed collections) one vector per window.
 PointDense = DenseVector | Sequence[Sequence[float]]
 
@@ -132,6 +137,8 @@ StoredDense = tuple[float, ...] | tuple[tuple[float, ...], ...]
 
 def stored_dense(value: Sequence[Any]) -> StoredDense:
     """An engine's dense value (a vector, or a list of window vectors) as tuples."""
+    import numpy as np
+
     if len(value) and isinstance(value[0], Sequence | np.ndarray):
         return tuple(tuple(float(x) for x in row) for row in value)
     return tuple(float(x) for x in value)
@@ -139,6 +146,8 @@ def stored_dense(value: Sequence[Any]) -> StoredDense:
 
 def dense_rows(value: PointDense | StoredDense) -> npt.NDArray[np.float32]:
     """A dense value as a matrix: one row per window (a single vector is one row)."""
+    import numpy as np
+
     rows = np.asarray(value, dtype=np.float32)
     return rows.reshape(1, -1) if rows.ndim == 1 else rows
 
@@ -147,6 +156,8 @@ def best_cosine(query: DenseVector, value: PointDense | StoredDense | None) -> f
     """Cosine similarity of ``query`` with a point's dense value: its best window's."""
     if value is None:
         return 0.0
+    import numpy as np
+
     rows = dense_rows(value)
     q = np.asarray(query, dtype=np.float32)
     norms = np.linalg.norm(rows, axis=1) * float(np.linalg.norm(q))

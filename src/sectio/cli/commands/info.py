@@ -12,7 +12,7 @@ from sectio.cli.base import Context, cli, emit_json, json_option, pass_state
 @json_option
 @pass_state
 def info(state: Context, collection: str | None, as_json: bool) -> None:
-    """Show collections, their counts and manifests."""
+    """Show collections, their counts and manifests (and a count the manifest disagrees with)."""
     data = state.sectio.info(collection)
     if as_json:
         emit_json(data)
@@ -30,3 +30,10 @@ def info(state: Context, collection: str | None, as_json: bool) -> None:
             f"profile {m.get('profile_name', '?')}; "
             f"corpus {str(m.get('corpus_sha256', '?'))[:12]}; created {m.get('created_at', '?')}"
         )
+        if c.get("matches_manifest") is False:
+            click.echo(
+                f"  warning: its manifest says {m.get('chunk_count')} points, its index holds "
+                f"{c['count']}: ingest its source again (--replace rebuilds it)"
+            )
+        elif c["manifest"] is None:
+            click.echo("  warning: no manifest: every query refuses it")

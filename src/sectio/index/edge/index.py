@@ -10,6 +10,7 @@ as edge ``QueryRequest`` objects.
 
 from __future__ import annotations
 
+import logging
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,6 +55,7 @@ from qdrant_edge import (
 )
 
 from sectio.errors import CollectionBusy, IndexError_, InsufficientSpace
+from sectio.index.edge import tally
 from sectio.index.filters import Where
 from sectio.index.port import (
     DENSE,
@@ -72,6 +74,8 @@ from sectio.index.qdrant.layout import (
     engine_payload,
 )
 from sectio.index.qdrant.points import point_vectors
+
+log = logging.getLogger(__name__)
 
 
 class EdgeConditions:
@@ -211,6 +215,9 @@ class EdgeIndex(QdrantIndexBase):
         #: A private copy this index was opened from (removed on close; see
         #: :mod:`sectio.index.edge.readonly`), else None.
         self.owned_copy: Path | None = None
+        #: The version folder in which :meth:`close` records the shard's point count
+        #: (:mod:`sectio.index.edge.tally`; set by the store), else None.
+        self.count_record: Path | None = None
 
     @property
     def shard(self) -> EdgeShard:
@@ -269,13 +276,29 @@ class EdgeIndex(QdrantIndexBase):
     def close(self) -> None:
         """Close the shard; Qdrant Edge's ``close`` flushes it (an ``msync`` of every
         segment: a ``flush`` before it synced everything twice, ~0.25 s of a read-only
-        command's exit on a busy disk)."""
+        command's exit on a busy disk). With :attr:`count_record` set, the count it
+        holds is recorded for the next reader (every open rewrites a few of its files,
+        so a record written before this close no longer holds)."""
         if self._shard is not None:
+            count = self._final_count()
             self._shard.close()
             self._shard = None
+            if count is not None and self.count_record is not None:
+                tally.remember(self.count_record, count)
         if self.owned_copy is not None:
             shutil.rmtree(self.owned_copy, ignore_errors=True)
             self.owned_copy = None
+
+    def _final_count(self) -> int | None:
+        """The count to record at close; None when none is to be (or it cannot be read:
+        a record is an optimisation, never a reason for a close to fail)."""
+        if self.count_record is None:
+            return None
+        try:
+            return self.count()
+        except Exception as exc:  # the engine's errors have no common base
+            log.debug("no count recorded for %s: %s", self.path, exc)
+            return None
 
     # --- reads --------------------------------------------------------------------
     def _exact_for(self, where: Where | None) -> bool:

@@ -30,7 +30,6 @@ import tempfile
 from pathlib import Path
 
 from sectio.index.edge import space
-from sectio.index.edge.archive import data_extents
 from sectio.index.edge.locks import pid_alive
 
 log = logging.getLogger(__name__)
@@ -57,6 +56,8 @@ def sweep(tmp: Path) -> list[Path]:
 
 def _copy_sparse(src: Path, dst: Path) -> None:
     """Copy one file, writing only its data regions (its holes stay holes)."""
+    from sectio.index.edge.archive import data_extents  # with tarfile: not for a writable home
+
     size = src.stat().st_size
     with src.open("rb") as fin, dst.open("wb") as fout:
         for start, length in data_extents(src):

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sectio._faults import fault_point
 from sectio._files import write_json_atomic
@@ -39,8 +39,7 @@ from sectio.errors import (
     InsufficientSpace,
     SnapshotError,
 )
-from sectio.index.edge import archive, readonly, space
-from sectio.index.edge.index import EdgeIndex
+from sectio.index.edge import readonly, space, tally
 from sectio.index.edge.locks import (
     LOCKS_DIR,
     HeldLock,
@@ -50,10 +49,14 @@ from sectio.index.edge.locks import (
     holder,
     serve_lock,
 )
-from sectio.index.fit_check import avg_len_mismatch
 from sectio.index.manifest import Manifest
 from sectio.index.port import IndexSpec, WriteSize
 from sectio.index.qdrant.versions import check_name, version_stamp
+
+# Qdrant Edge (and numpy) load when a shard is opened, not with the store: ``sectio
+# info`` reads manifests and recorded counts (:mod:`.tally`) and opens no shard.
+if TYPE_CHECKING:
+    from sectio.index.edge.index import EdgeIndex
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +94,7 @@ class _EdgeLoadTarget:
         write_json_atomic(self._dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
 
     def commit(self) -> None:
-        self.index.close()
+        self.index.close()  # records its count (the version's old record no longer holds)
         fault_point("edge.commit.closed")
         if self.staged:
             self._backend._warm(self._name, self._dir)
@@ -205,11 +208,15 @@ class EdgeBackend:
 
     def _warm(self, name: str, version_dir: Path) -> int:
         """The first open of a new version, done by its writer (checked like a write), so
-        no read grows the disk afterwards; returns its count and marks it ``WARMED``."""
+        no read grows the disk afterwards; returns its count, records it (:mod:`.tally`)
+        and marks the version ``WARMED``."""
         self._check_readable(version_dir, f"the first open of collection {name!r}")
         manifest = _read_manifest(version_dir)
         spec = IndexSpec.from_manifest(manifest) if manifest else IndexSpec(dimensions=1)
+        from sectio.index.edge.index import EdgeIndex
+
         index = EdgeIndex.load(version_dir / "shard", spec)
+        index.count_record = version_dir
         try:
             count = index.count()
         finally:
@@ -303,14 +310,24 @@ class EdgeBackend:
         return _read_manifest(live) if live else None
 
     def point_count(self, name: str) -> int:
+        """The live version's points, as its shard counts them: the count recorded when
+        sectio last closed the shard if no file of it changed since (:mod:`.tally`; no
+        open), else the shard opened and counted (and the count recorded).
+
+        Raises:
+            CollectionBusy: another process has the shard open (names ``sectio serve``).
+        """
         live = self._live_dir(name)
         if live is None or not (live / "shard").is_dir():
             return 0
+        known = tally.recall(live)
+        if known is not None:
+            return known
         index = self._load(name, live)
         try:
             return index.count()
         finally:
-            index.close()
+            index.close()  # records the count (a private copy's is not recorded)
 
     def open(self, name: str) -> EdgeIndex:
         live = self._live_dir(name)
@@ -331,8 +348,10 @@ class EdgeBackend:
         if shard.is_dir() and not readonly.writable(shard):
             return _load_copy(shard, spec, f"reading collection {name!r}")
         self._check_readable(version_dir, f"reading collection {name!r}")
+        from sectio.index.edge.index import EdgeIndex
+
         try:
-            return EdgeIndex.load(shard, spec)
+            index = EdgeIndex.load(shard, spec)
         except CollectionBusy as exc:
             who = holder(serve_lock(self.root)) or holder(collection_lock(self.root, name))
             if who is None:
@@ -341,6 +360,8 @@ class EdgeBackend:
             raise CollectionBusy(
                 f"collection {name!r} is open in another process: {who.describe()}{hint}"
             ) from exc
+        index.count_record = version_dir  # its close records its count (see tally)
+        return index
 
     # --- writes ------------------------------------------------------------------------
     def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> _EdgeLoadTarget:
@@ -349,6 +370,8 @@ class EdgeBackend:
             return _EdgeLoadTarget(self, name, live, self._load(name, live), False)
         version_dir = self._coll(name) / f"{VERSION_PREFIX}{version_stamp()}"
         version_dir.mkdir(parents=True)
+        from sectio.index.edge.index import EdgeIndex
+
         try:
             index = EdgeIndex.create(version_dir / "shard", spec)
         except Exception as exc:
@@ -379,6 +402,8 @@ class EdgeBackend:
         if manifest is None:
             raise SnapshotError(f"collection {name!r} has no manifest; refusing to snapshot it")
         self._load(name, live).close()
+        from sectio.index.edge import archive  # tarfile: for snapshots only
+
         out_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = out_file.with_name(out_file.name + ".partial")
         try:
@@ -424,6 +449,8 @@ class EdgeBackend:
         label: str,
         verify: Callable[[Manifest], None] | None,
     ) -> Manifest:
+        from sectio.index.edge import archive  # tarfile: for snapshots only
+
         archive.extract(in_file, version_dir, label=label, check_space=self.check_space)
         found = _read_snapshot_manifest(version_dir, label)
         archive.check_config(version_dir, found, label)
@@ -436,7 +463,11 @@ class EdgeBackend:
             raise SnapshotError(
                 f"{label}: {count} points but the manifest says {manifest.chunk_count}"
             )
+        from sectio.index.edge.index import EdgeIndex
+        from sectio.index.fit_check import avg_len_mismatch
+
         index = EdgeIndex.load(version_dir / "shard", IndexSpec.from_manifest(manifest))
+        index.count_record = version_dir
         try:
             why = avg_len_mismatch(index, manifest)
         finally:
@@ -453,6 +484,8 @@ class EdgeBackend:
 def _load_copy(shard: Path, spec: IndexSpec, what: str) -> EdgeIndex:
     """Open a read-only shard from a private copy (:mod:`sectio.index.edge.readonly`),
     removed when the index closes (or here, if the open fails)."""
+    from sectio.index.edge.index import EdgeIndex
+
     copy = readonly.private_copy(shard, what)
     try:
         index = EdgeIndex.load(copy, spec)
