@@ -372,3 +372,33 @@ def test_possessives_and_contractions_are_not_unknown_names() -> None:
         "know",
     ]
     assert capitalised_words("Istio doesn't work with Flux's UI") == ["flux", "ui"]
+
+
+# --- SciFact-like claims: documents are not subjects ------------------------------------
+ABSTRACTS = [
+    {"_id": "17695748", "title": "in", "text": "Sampling methods used in field ecology."},
+    {
+        "_id": "d2",
+        "title": "Sex determination in birds",
+        "text": "Cell autonomous sex determination in somatic cells was shown in chickens: "
+        "somatic cells of birds carry their own sex identity.",
+    },
+    {"_id": "d3", "title": "Glacier melt", "text": "Alpine glaciers lost mass over the decade."},
+]
+
+
+@pytest.mark.slow
+def test_a_stopword_title_names_nothing_and_unknown_terms_leave_coverage(tmp_path: Path) -> None:
+    corpus = tmp_path / "beir"
+    corpus.mkdir()
+    (corpus / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in ABSTRACTS) + "\n")
+    with Sectio(Settings(home=tmp_path / "h", embedder="minilm", traces=False)) as s:
+        s.ingest(corpus, fmt="beir", collection="claims")
+        claim = "Cell autonomous sex determination in somatic cells occurs in Passeriformes."
+        result = s.ask(claim, collection="claims", tenant="default")
+    signals = result.details["answerability"]["signals"]
+    # the paper titled "in" is not named by every claim with "in" in it
+    assert result.resolved_doc_id is None and signals["rule"] != "compound_name"
+    # "passeriformes" is in no abstract: no evidence could hold it, so coverage leaves it out
+    assert signals["unknown"] == ["passeriformes"] and signals["coverage"] == 1.0
+    assert result.decision != "ABSTAIN" and result.evidence[0].doc_id == "d2"

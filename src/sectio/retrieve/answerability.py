@@ -18,7 +18,8 @@ Signals (all in ``details.answerability.signals``, thresholds beside them):
   of the embedding model's vocabulary ("pregabalin", "clavulanic"; the
   vocabulary's ~20k whole words are the language's common ones, so "ok",
   "leg" or "bother", which a corpus may simply not use, say nothing about
-  the subject). ``coverage`` is the share of the weight the evidence holds.
+  the subject). ``coverage`` is the share of the weight the evidence holds,
+  over the terms the collection contains (no evidence can hold the others).
 * **subject** (profiles with ``subject = "document"``): a question that names
   no document must not name another subject: an unknown name, or a
   name-like word the collection mentions only where labels list other
@@ -321,8 +322,7 @@ class Judge:
             return Verdict(True, None, signals, thresholds)
 
         terms = self.terms(turn, stats, subjects)
-        total = sum(t.idf for t in terms)
-        coverage = sum(t.idf for t in terms if t.covered) / total if total else 1.0
+        coverage = _coverage(terms)
         unknown = [t.word for t in terms if t.unknown_name]
         best = max((e.score for e in outcome.evidence), default=0.0)
         signals.update(terms={t.word: round(t.idf, 3) for t in terms}, unknown=unknown)
@@ -481,6 +481,27 @@ class Judge:
             return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, compound)
         signals["rule"] = "named_document"
         return Verdict(True, None, signals, thresholds)
+
+
+def _coverage(terms: Sequence[Term]) -> float:
+    """The share of the salient-term weight the evidence holds, over the terms the
+    collection contains.
+
+    A word the collection never contains can be held by no evidence at all, so it
+    says nothing about *this* evidence: it is judged by the rules for unknown names
+    (the subject rule, the docs planner's), not here. Counted here at the highest
+    IDF, it abstained SciFact claims whose abstract names the thing another way
+    ("ivermectin", "400mg", "IFIT1" against "IFITs"). 1.0 when no term is left.
+
+    Example:
+        >>> seen = Term("dose", frozenset({1}), 3, 1.0, covered=True)
+        >>> unseen = Term("ifit1", frozenset({2}), 0, 9.0)
+        >>> _coverage([seen, unseen]), _coverage([unseen])
+        (1.0, 1.0)
+    """
+    known = [t for t in terms if t.df > 0]
+    total = sum(t.idf for t in known)
+    return sum(t.idf for t in known if t.covered) / total if total else 1.0
 
 
 def _named_how(turn: Turn) -> str | None:

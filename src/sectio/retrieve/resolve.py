@@ -64,9 +64,15 @@ class Resolver:
             )
             payloads = [p.payload for p in points]
             stats = TermStats.from_payloads(payloads, scope.collection.lexical)
-            catalog = DocCatalog.from_payloads(payloads, self.sections.vocabulary(), stats.words)
+            lexical = scope.collection.lexical
+            catalog = DocCatalog.from_payloads(
+                payloads,
+                self.sections.vocabulary(),
+                stats.words,
+                content=lambda w: bool(lexical.terms(w)),
+            )
             self._views[scope.tenant] = CorpusView(
-                catalog, stats, self._subjects(payloads, catalog, scope.collection.lexical)
+                catalog, stats, self._subjects(payloads, catalog, lexical)
             )
         return self._views[scope.tenant]
 
