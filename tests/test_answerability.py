@@ -205,6 +205,57 @@ def test_an_inflected_common_word_is_not_an_unknown_name(labels: Sectio) -> None
 
 
 @pytest.mark.slow
+def test_a_word_the_evidence_documents_indications_hold_is_covered(labels: Sectio) -> None:
+    # "statins" is in atorvastatin's indications, not in its adverse reactions: the
+    # evidence's document is a statin, so the question is covered
+    result = labels.ask("what are the side effects of statins", collection="demo", tenant="default")
+    signals = result.details["answerability"]["signals"]
+    assert result.decision != "ABSTAIN", result.details["answerability"]
+    assert signals["coverage"] == 1.0 and "statins" in signals["terms"]
+    assert "atorvastatin" in {e.doc_id for e in result.evidence}
+
+
+@pytest.mark.slow
+def test_the_profiles_generic_words_are_not_salient(labels: Sectio) -> None:
+    # "medicine" is one of en_drug_label's [anchors] generic words: it names no subject
+    result = labels.ask(
+        "which medicine is used for hypothyroidism", collection="demo", tenant="default"
+    )
+    terms = result.details["answerability"]["signals"]["terms"]
+    assert "medicine" not in terms and "hypothyroidism" in terms
+    assert result.decision != "ABSTAIN"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("may i ask the risk to beta blockers?", "blockers"),  # block + -ers
+        ("What are the treatments for anxiety, heartburn, and loss of appetite?", "heartburn"),
+    ],
+)
+def test_compounds_and_agent_nouns_of_common_words_are_not_names(
+    labels: Sectio, question: str, word: str
+) -> None:
+    result = labels.ask(question, collection="demo", tenant="default")
+    signals = result.details["answerability"]["signals"]
+    assert word not in signals["unknown"] and word not in signals.get("other_subjects", [])
+    assert result.decision != "ABSTAIN", result.details["answerability"]
+
+
+@pytest.mark.slow
+def test_brand_names_stay_names_when_split_into_short_parts(labels: Sectio) -> None:
+    # pro + zac, pep + cid: parts under COMPOUND_PART letters make no compound
+    for question, term in (
+        ("When should I take the Prozac", "prozac"),
+        ("How does Pepcid help?", "pepcid"),
+    ):
+        result = labels.ask(question, collection="demo", tenant="default")
+        assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+        assert term in result.details["answerability"]["uncovered"]
+
+
+@pytest.mark.slow
 def test_a_look_alike_name_does_not_resolve_to_the_document(labels: Sectio) -> None:
     near = labels.ask("prednisolone dosage", collection="demo", tenant="default")
     assert near.resolved_doc_id != "prednisone"
@@ -313,4 +364,41 @@ def test_the_planner_floor_abstains_a_question_far_from_every_page(tmp_path: Pat
 def test_possessives_and_contractions_are_not_unknown_names() -> None:
     words = plain_words("Why can't Istio's proxy start? I've").split()
     assert words == ["Why", "Istio", "proxy", "start?"]
+    # written without the apostrophe, as consumers often do
+    assert plain_words("bronchitis which Ive had, dont know").split() == [
+        "bronchitis",
+        "which",
+        "had,",
+        "know",
+    ]
     assert capitalised_words("Istio doesn't work with Flux's UI") == ["flux", "ui"]
+
+
+# --- SciFact-like claims: documents are not subjects ------------------------------------
+ABSTRACTS = [
+    {"_id": "17695748", "title": "in", "text": "Sampling methods used in field ecology."},
+    {
+        "_id": "d2",
+        "title": "Sex determination in birds",
+        "text": "Cell autonomous sex determination in somatic cells was shown in chickens: "
+        "somatic cells of birds carry their own sex identity.",
+    },
+    {"_id": "d3", "title": "Glacier melt", "text": "Alpine glaciers lost mass over the decade."},
+]
+
+
+@pytest.mark.slow
+def test_a_stopword_title_names_nothing_and_unknown_terms_leave_coverage(tmp_path: Path) -> None:
+    corpus = tmp_path / "beir"
+    corpus.mkdir()
+    (corpus / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in ABSTRACTS) + "\n")
+    with Sectio(Settings(home=tmp_path / "h", embedder="minilm", traces=False)) as s:
+        s.ingest(corpus, fmt="beir", collection="claims")
+        claim = "Cell autonomous sex determination in somatic cells occurs in Passeriformes."
+        result = s.ask(claim, collection="claims", tenant="default")
+    signals = result.details["answerability"]["signals"]
+    # the paper titled "in" is not named by every claim with "in" in it
+    assert result.resolved_doc_id is None and signals["rule"] != "compound_name"
+    # "passeriformes" is in no abstract: no evidence could hold it, so coverage leaves it out
+    assert signals["unknown"] == ["passeriformes"] and signals["coverage"] == 1.0
+    assert result.decision != "ABSTAIN" and result.evidence[0].doc_id == "d2"

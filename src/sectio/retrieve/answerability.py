@@ -18,7 +18,8 @@ Signals (all in ``details.answerability.signals``, thresholds beside them):
   of the embedding model's vocabulary ("pregabalin", "clavulanic"; the
   vocabulary's ~20k whole words are the language's common ones, so "ok",
   "leg" or "bother", which a corpus may simply not use, say nothing about
-  the subject). ``coverage`` is the share of the weight the evidence holds.
+  the subject). ``coverage`` is the share of the weight the evidence holds,
+  over the terms the collection contains (no evidence can hold the others).
 * **subject** (profiles with ``subject = "document"``): a question that names
   no document must not name another subject: an unknown name, or a
   name-like word the collection mentions only where labels list other
@@ -149,13 +150,16 @@ def salient_terms(
     ignore: frozenset[str],
     spans: Sequence[tuple[int, int]] = (),
     common: Callable[[str], bool] = lambda _w: False,
+    generic: frozenset[int] = frozenset(),
 ) -> list[Term]:
     """The question's words that say what it is about, with their weight (IDF).
 
-    Stopwords (no BM25 term), ``ignore`` (the routing vocabulary), the words
-    inside ``spans`` (the resolved document names) and common words the
-    collection never contains (``common``: a whole word of the model's
-    vocabulary) are left out; a word is kept once.
+    Stopwords (no BM25 term), ``ignore`` (the routing vocabulary), words whose
+    BM25 terms are all ``generic`` (the profile's ``[anchors] generic`` words,
+    "medicine", "treatments": they name no subject), the words inside
+    ``spans`` (the resolved document names) and common words the collection
+    never contains (``common``: a whole word of the model's vocabulary) are
+    left out; a word is kept once.
     """
     named = {i for start, end in spans for i in range(start, end)}
     out: list[Term] = []
@@ -165,7 +169,7 @@ def salient_terms(
             continue
         seen.add(word)
         ids = lexical.terms(word)
-        if not ids:
+        if not ids or ids <= generic:
             continue
         df = max(stats.df.get(t, 0) for t in ids)
         is_common = common(word)
@@ -177,18 +181,24 @@ def salient_terms(
 
 _POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
 _CONTRACTION = re.compile(r"\b\w+['\u2019](?:t|ve|ll|re|d|m)\b", re.IGNORECASE)
+#: Contractions written without their apostrophe ("Ive", "dont"): informal spelling.
+_BARE_CONTRACTION = re.compile(
+    r"\b(?:ive|youve|weve|theyve|youre|theyre|dont|doesnt|didnt|cant|couldnt|wouldnt"
+    r"|shouldnt|isnt|arent|wasnt|werent|wont|havent|hasnt|hadnt)\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
 
 def plain_words(question: str) -> str:
     """``question`` with possessives cut to their noun ("Istio's" -> "Istio") and
-    contractions ("can't", "I've") left out, so neither reads as an unknown name.
+    contractions ("can't", "I've", "Ive") left out, so neither reads as an unknown name.
 
     Example:
-        >>> plain_words("Why can't Istio's proxy start?")
-        'Why  Istio proxy start?'
+        >>> plain_words("Why can't Istio's proxy start? Ive tried")
+        'Why  Istio proxy start?  tried'
     """
-    return _CONTRACTION.sub("", _POSSESSIVE.sub(r"\1", question))
+    return _BARE_CONTRACTION.sub("", _CONTRACTION.sub("", _POSSESSIVE.sub(r"\1", question)))
 
 
 def capitalised_words(question: str) -> list[str]:
@@ -202,31 +212,45 @@ def capitalised_words(question: str) -> list[str]:
     return [w.lower() for w in words[1:] if w[0].isupper()]
 
 
-#: Endings of inflected words ("meds", "thinners", "blurry"): a common stem plus one
-#: of them is a common word, not a name.
-INFLECTIONS = ("ing", "es", "ed", "ry", "s", "y")
+#: Endings of inflected words ("meds", "thinners", "blurry", "blockers"): a common stem
+#: plus one of them is a common word, not a name.
+INFLECTIONS = ("ing", "ers", "es", "ed", "ry", "s", "y")
+#: The shortest half of a compound of two common words ("heartburn", "bedtime").
+COMPOUND_PART = 4
 
 
 def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
     """A ``common`` test for :func:`salient_terms` from the embedding model's tokenizer.
 
-    A word is common when it is one whole word of the model's vocabulary, or
+    A word is common when it is one whole word of the model's vocabulary,
     such a word of at least three letters plus one of :data:`INFLECTIONS`
-    ("meds", "thinners"; brand names such as "Sudafed" or "Cialis" keep a
-    stem the vocabulary does not hold, so they stay name-like).
+    ("meds", "thinners", "blockers"), or two such words of at least
+    :data:`COMPOUND_PART` letters written as one ("heartburn"; shorter parts
+    would read "Prozac" as pro + zac). Brand names such as "Sudafed",
+    "Lovenox" or "Cialis" keep a part the vocabulary does not hold, so they
+    stay name-like.
 
     Example:
-        >>> vocab = {"med", "thinner", "dose"}
+        >>> vocab = {"med", "thinner", "dose", "heart", "burn", "love", "no", "pro"}
         >>> common = common_words(lambda w: 1 if w in vocab else 3)
-        >>> [common(w) for w in ("dose", "meds", "thinners", "sudafed")]
-        [True, True, True, False]
+        >>> words = ("dose", "meds", "thinners", "heartburn", "sudafed", "lovenox", "prozac")
+        >>> [common(w) for w in words]
+        [True, True, True, True, False, False, False]
     """
+
+    def whole(word: str, shortest: int) -> bool:
+        return len(word) >= shortest and count_tokens(word) <= 1
 
     def common(word: str) -> bool:
         if count_tokens(word) <= 1:
             return True
         stems = [word[: -len(end)] for end in INFLECTIONS if word.endswith(end)]
-        return any(len(stem) >= 3 and count_tokens(stem) <= 1 for stem in stems)
+        if any(whole(stem, 3) for stem in stems):
+            return True
+        return any(
+            whole(word[:i], COMPOUND_PART) and whole(word[i:], COMPOUND_PART)
+            for i in range(COMPOUND_PART, len(word) - COMPOUND_PART + 1)
+        )
 
     return common
 
@@ -261,6 +285,8 @@ class Judge:
     lexical: LexicalEncoder
     routing_vocabulary: frozenset[str]
     common: Callable[[str], bool] = field(default=lambda _w: False)
+    #: BM25 terms of the profile's ``[anchors] generic`` words (never salient).
+    generic: frozenset[int] = frozenset()
 
     def judge(
         self,
@@ -295,9 +321,8 @@ class Judge:
             signals["rule"] = "named_document"
             return Verdict(True, None, signals, thresholds)
 
-        terms = self.terms(turn, stats)
-        total = sum(t.idf for t in terms)
-        coverage = sum(t.idf for t in terms if t.covered) / total if total else 1.0
+        terms = self.terms(turn, stats, subjects)
+        coverage = _coverage(terms)
         unknown = [t.word for t in terms if t.unknown_name]
         best = max((e.score for e in outcome.evidence), default=0.0)
         signals.update(terms={t.word: round(t.idf, 3) for t in terms}, unknown=unknown)
@@ -405,8 +430,16 @@ class Judge:
         reason = SUBJECT_NOT_IN_CORPUS if guests else WEAK_EVIDENCE
         return Verdict(False, reason, signals, thresholds, guests)
 
-    def terms(self, turn: Turn, stats: TermStats) -> list[Term]:
-        """The question's salient terms, each marked covered when the evidence holds it."""
+    def terms(
+        self, turn: Turn, stats: TermStats, subjects: SubjectWords | None = None
+    ) -> list[Term]:
+        """The question's salient terms, each marked covered when the evidence holds it.
+
+        With ``subject = "document"``, a term is also covered when the lookup
+        section of one of the evidence's documents holds it: that section says
+        what the document is for, so "side effects of statins" is covered by
+        atorvastatin's adverse reactions ("statins" is in its indications).
+        """
         assert turn.outcome is not None
         res = turn.resolution
         terms = salient_terms(
@@ -416,8 +449,11 @@ class Judge:
             ignore=self.routing_vocabulary,
             spans=res.spans if res is not None else (),
             common=self.common,
+            generic=self.generic,
         )
         evidence_terms = _evidence_terms(turn.outcome.evidence, self.lexical)
+        if self.settings.subject == "document" and subjects is not None:
+            evidence_terms |= subjects.about_docs(e.doc_id for e in turn.outcome.evidence)
         for t in terms:
             t.covered = bool(t.ids & evidence_terms)
         return terms
@@ -445,6 +481,27 @@ class Judge:
             return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, compound)
         signals["rule"] = "named_document"
         return Verdict(True, None, signals, thresholds)
+
+
+def _coverage(terms: Sequence[Term]) -> float:
+    """The share of the salient-term weight the evidence holds, over the terms the
+    collection contains.
+
+    A word the collection never contains can be held by no evidence at all, so it
+    says nothing about *this* evidence: it is judged by the rules for unknown names
+    (the subject rule, the docs planner's), not here. Counted here at the highest
+    IDF, it abstained SciFact claims whose abstract names the thing another way
+    ("ivermectin", "400mg", "IFIT1" against "IFITs"). 1.0 when no term is left.
+
+    Example:
+        >>> seen = Term("dose", frozenset({1}), 3, 1.0, covered=True)
+        >>> unseen = Term("ifit1", frozenset({2}), 0, 9.0)
+        >>> _coverage([seen, unseen]), _coverage([unseen])
+        (1.0, 1.0)
+    """
+    known = [t for t in terms if t.df > 0]
+    total = sum(t.idf for t in known)
+    return sum(t.idf for t in known if t.covered) / total if total else 1.0
 
 
 def _named_how(turn: Turn) -> str | None:
@@ -495,12 +552,22 @@ class SubjectWords:
         mentioned: the words of ``subject_sections`` (where other subjects are
             listed), each with the number of documents that mention it.
         documents: the number of documents.
+        about: each document's lookup-section BM25 terms (what it is for: "statins",
+            "type 2 diabetes"), by document id.
     """
 
     names: frozenset[str]
     lookup: frozenset[str]
     mentioned: Mapping[str, int]
     documents: int = 0
+    about: Mapping[str, frozenset[int]] = field(default_factory=dict)
+
+    def about_docs(self, doc_ids: Iterable[str]) -> frozenset[int]:
+        """The lookup-section terms of these documents, together."""
+        out: set[int] = set()
+        for d in doc_ids:
+            out |= self.about.get(d, frozenset())
+        return frozenset(out)
 
     def foreign(self, terms: Sequence[Term]) -> list[str]:
         """Name-like terms mentioned as other subjects, never named nor treated here.

@@ -101,6 +101,7 @@ class Router:
             collection.lexical,
             frozenset(self.resolver.sections.vocabulary()),
             common=ans.common_words(embedder.count_tokens),
+            generic=collection.lexical.terms(" ".join(collection.profile.anchors.generic)),
         )
         self._reranker = reranker or no_reranker
         self._floors: dict[str, float] = {}

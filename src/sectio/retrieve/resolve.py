@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sectio.contract.profile import CorpusProfile
+from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.answerability import SubjectWords, TermStats
 from sectio.retrieve.reads import TenantGuard, scroll_all
 from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
@@ -63,17 +64,26 @@ class Resolver:
             )
             payloads = [p.payload for p in points]
             stats = TermStats.from_payloads(payloads, scope.collection.lexical)
-            catalog = DocCatalog.from_payloads(payloads, self.sections.vocabulary(), stats.words)
+            lexical = scope.collection.lexical
+            catalog = DocCatalog.from_payloads(
+                payloads,
+                self.sections.vocabulary(),
+                stats.words,
+                content=lambda w: bool(lexical.terms(w)),
+            )
             self._views[scope.tenant] = CorpusView(
-                catalog, stats, self._subjects(payloads, catalog)
+                catalog, stats, self._subjects(payloads, catalog, lexical)
             )
         return self._views[scope.tenant]
 
-    def _subjects(self, payloads: list[dict[str, Any]], catalog: DocCatalog) -> SubjectWords:
+    def _subjects(
+        self, payloads: list[dict[str, Any]], catalog: DocCatalog, lexical: LexicalEncoder
+    ) -> SubjectWords:
         lookup = self.profile.reverse_lookup_section
         mentioned = set(self.profile.answerability.subject_sections)
 
         lookup_words: set[str] = set()
+        about: dict[str, set[int]] = {}
         docs_of: dict[str, set[str]] = {}
         for p in payloads:
             key = p.get("section_key")
@@ -81,6 +91,8 @@ class Resolver:
                 words = tokens(str(p.get("text") or ""))
                 if key == lookup:
                     lookup_words.update(words)
+                    doc_terms = about.setdefault(str(p.get("doc_id")), set())
+                    doc_terms |= lexical.terms(str(p.get("text") or ""))
                 if key in mentioned:
                     for w in words:
                         docs_of.setdefault(w, set()).add(str(p.get("doc_id")))
@@ -89,6 +101,7 @@ class Resolver:
             frozenset(lookup_words),
             {w: len(d) for w, d in docs_of.items()},
             len(catalog),
+            {d: frozenset(t) for d, t in about.items()},
         )
 
     def catalog(self, scope: ReadScope) -> DocCatalog:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -143,6 +143,7 @@ class DocCatalog:
         payloads: Iterable[Mapping[str, Any]],
         protected: Iterable[str] = (),
         known_words: Iterable[str] = (),
+        content: Callable[[str], bool] | None = None,
     ) -> DocCatalog:
         """A catalog from chunk payloads (any number per document).
 
@@ -150,6 +151,9 @@ class DocCatalog:
             payloads: stored records (``doc_id``, ``doc_title``, ``aliases``).
             protected: words never typo-corrected into a name (the routing vocabulary).
             known_words: words the collection contains (never typo-corrected either).
+            content: whether a word carries meaning (has a BM25 term): a name made
+                only of stopwords (a SciFact paper titled "in") names nothing, or
+                every question with that word in it would name the document.
         """
         titles: dict[str, str] = {}
         raw: dict[tuple[str, str], str] = {}
@@ -172,7 +176,7 @@ class DocCatalog:
         names = []
         for (doc_id, _norm), display in sorted(raw.items()):
             exact = tokens(display)
-            if exact:
+            if exact and (content is None or any(content(w) for w in exact)):
                 names.append(DocName(doc_id, display, exact, folded_tokens(display)))
         for doc_id in [*sections, *(n.doc_id for n in names)]:
             titles.setdefault(doc_id, doc_id)
