@@ -16,8 +16,9 @@ A question is a hit when the first piece of evidence comes from a relevant
 ``intent`` (its choice), or the route (overview, fallback search). Beside it,
 plain dense similarity: the section of the top-1 chunk of a dense search over
 the whole collection. Sets whose queries carry ``metadata.audience`` are also
-broken down by it. The ask latency is wall time per call after the collection
-is warm.
+broken down by it, and every set by the questions whose document ``ask`` did
+not resolve (no name of the collection in them, or two). The ask latency is
+wall time per call after the collection is warm.
 
 Usage::
 
@@ -126,6 +127,8 @@ def score(
         by_hit[how] += hit
         group = (audience or {}).get(qid, "")
         groups[group].update(n=1, routed=int(hit), dense=int(d_hit))
+        if not (result.details.get("doc_resolution") or {}).get("doc_id"):
+            groups["(no document resolved)"].update(n=1, routed=int(hit), dense=int(d_hit))
         if not hit:
             misses.append((qid, text, how, got, sorted(qrels[qid])))
     latency.sort()
@@ -184,11 +187,11 @@ def report(args: argparse.Namespace, n_docs: int, ingest_s: float, out: dict[str
         f"dense top-1: {out['dense_hits'] / n:.3f} ({out['dense_hits']}/{n})\n"
     )
     if len(out["groups"]) > 1 or "" not in out["groups"]:
-        print("| audience | n | routed | dense |")
+        print("| audience (and questions whose document was not resolved) | n | routed | dense |")
         print("|---|---|---|---|")
         for group, c in sorted(out["groups"].items()):
             routed, dense = c["routed"] / c["n"], c["dense"] / c["n"]
-            print(f"| {group} | {c['n']} | {routed:.3f} | {dense:.3f} |")
+            print(f"| {group or 'all'} | {c['n']} | {routed:.3f} | {dense:.3f} |")
         print()
     print("| decided by | n | hit@1 |")
     print("|---|---|---|")
