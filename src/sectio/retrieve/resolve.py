@@ -117,9 +117,7 @@ class Resolver:
         else:
             docs_named = named.candidates if named is not None else ()
         stand_ins = {s.key: s.stand_in for s in self.profile.sections if s.stand_in}
-        match = _first_present(
-            matches, [catalog.sections_of(d) for d in docs_named], stand_ins
-        )
+        match = _first_present(matches, [catalog.sections_of(d) for d in docs_named], stand_ins)
         section = request.section_key or (match.key if match else None)
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
