@@ -160,6 +160,38 @@ def test_longest_overlapping_name_wins() -> None:
     assert res is not None and res.doc_id == "toprol_xl"
 
 
+def test_a_brand_with_a_release_form_is_named_by_the_brand_alone() -> None:
+    catalog = DocCatalog.from_payloads(
+        [
+            {"doc_id": "divalproex", "doc_title": "Divalproex", "aliases": ["Depakote ER"]},
+            {"doc_id": "pantoprazole", "aliases": ["Protonix Delayed-Release"]},
+            {"doc_id": "phenytoin", "doc_title": "Phenytoin", "aliases": ["Dilantin-125"]},
+            {"doc_id": "tiotropium", "aliases": ["Spiriva Respimat"]},
+        ]
+    )
+    for question, doc_id in [
+        ("Can Depakote raise the serum alanine aminotransferase?", "divalproex"),
+        ("depakote er dose", "divalproex"),
+        ("What is the generic name of Protonix?", "pantoprazole"),
+        ("How do I load a patient with Dilantin?", "phenytoin"),
+    ]:
+        res = catalog.resolve(question)
+        assert res is not None and (res.doc_id, res.how) == (doc_id, "exact"), question
+    assert catalog.resolve("is spiriva safe") is None  # a device name is not a release form
+
+
+def test_a_release_form_head_never_takes_another_documents_name() -> None:
+    catalog = DocCatalog.from_payloads(
+        [
+            {"doc_id": "zeta", "doc_title": "Zeta"},
+            {"doc_id": "zeta-xr", "doc_title": "Other", "aliases": ["Zeta XR"]},
+        ]
+    )
+    plain, long = catalog.resolve("zeta dose"), catalog.resolve("zeta xr dose")
+    assert plain is not None and plain.doc_id == "zeta"
+    assert long is not None and long.doc_id == "zeta-xr"
+
+
 def test_two_documents_named_is_ambiguous_not_a_guess() -> None:
     res = CATALOG.resolve("can I take aspirin with warfarin")
     assert res is not None and res.doc_id is None

@@ -226,3 +226,44 @@ def test_a_flagged_block_in_the_section_is_returned_and_verifies_the_source(
             (1, "block"),
         ]
         assert result.decision == "VERIFY_SOURCE"
+
+
+STAND_IN_PROFILE = """
+name = "stand_in_test"
+[answerability]
+subject = "terms"
+[[sections]]
+key = "how_supplied"
+phrases = ["how supplied"]
+[[sections]]
+key = "storage_and_handling"
+stand_in = "how_supplied"
+phrases = ["storage", "room temperature"]
+"""
+
+
+def test_a_section_the_document_lacks_is_answered_by_its_stand_in(tmp_path: Path) -> None:
+    profile = tmp_path / "stand_in.toml"
+    profile.write_text(STAND_IN_PROFILE)
+    rows = [
+        chunk("old", "how_supplied", 0, "Bottles of 90. Store at 25 C.", doc_title="Oldlabel"),
+        chunk("new", "how_supplied", 0, "Bottles of 30.", doc_title="Newlabel"),
+        chunk("new", "storage_and_handling", 0, "Store below 30 C.", doc_title="Newlabel"),
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write(tmp_path, "stand_in", rows), profile=str(profile), collection="labels")
+        old = s.ask("oldlabel at room temperature?", collection="labels", tenant="default")
+        new = s.ask("oldlabel storage", collection="labels", doc_id="new", tenant="default")
+    assert old.route == "section" and old.resolved_section_key == "how_supplied"
+    assert [e.chunk_id for e in old.evidence] == ["old#how_supplied#0"]
+    assert old.details["section_resolution"]["phrase"] == "room temperature"
+    assert new.resolved_section_key == "storage_and_handling"  # a document that has it
+
+
+def test_a_stand_in_must_name_a_section_of_the_profile() -> None:
+    from sectio.contract.profile import CorpusProfile
+
+    with pytest.raises(ValueError, match="unknown section keys"):
+        CorpusProfile.model_validate(
+            {"name": "x", "sections": [{"key": "a", "stand_in": "nowhere"}]}
+        )

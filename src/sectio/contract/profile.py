@@ -48,7 +48,10 @@ class SectionSpec(_Strict):
     ``examples``: questions that ask for this section, the document's name
     written as "it" ("can i take it with ibuprofen"); when no phrase matches,
     the section-intent step routes to the section whose examples are nearest
-    in meaning (:mod:`sectio.retrieve.intent`).
+    in meaning (:mod:`sectio.retrieve.intent`). ``stand_in``: the section that
+    answers this section's phrases in a document that lacks it
+    (``storage_and_handling`` -> ``how_supplied``, where most labels keep
+    storage); None: the next section the question names is tried instead.
     """
 
     key: str = Field(min_length=1)
@@ -56,6 +59,7 @@ class SectionSpec(_Strict):
     phrases: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     intro: bool = False
+    stand_in: str | None = None
 
 
 class IntentSettings(_Strict):
@@ -225,6 +229,7 @@ class CorpusProfile(_Strict):
             refs.append(self.reverse_lookup_section)
         for facet in self.facets.values():
             refs.extend(facet.sections)
+        refs.extend(s.stand_in for s in self.sections if s.stand_in)
         unknown = sorted({r for r in refs if known and r not in known})
         if unknown:
             raise ValueError(f"unknown section keys referenced: {unknown}")

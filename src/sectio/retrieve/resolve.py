@@ -14,6 +14,7 @@ read and how (``flag``, ``exact``, ``folded``, ``fuzzy``, ``phrase``, ``none``).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,7 +129,8 @@ class Resolver:
             docs_named: tuple[str, ...] = (doc_id,)
         else:
             docs_named = named.candidates if named is not None else ()
-        match = _first_present(matches, [catalog.sections_of(d) for d in docs_named])
+        stand_ins = {s.key: s.stand_in for s in self.profile.sections if s.stand_in}
+        match = _first_present(matches, [catalog.sections_of(d) for d in docs_named], stand_ins)
         section = request.section_key or (match.key if match else None)
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
@@ -162,12 +164,21 @@ class Resolver:
 
 
 def _first_present(
-    matches: list[SectionMatch], doc_sections: list[frozenset[str]]
+    matches: list[SectionMatch],
+    doc_sections: list[frozenset[str]],
+    stand_ins: dict[str, str] | None = None,
 ) -> SectionMatch | None:
-    """The best match whose section a named document has (else the best match at all)."""
+    """The best match whose section a named document has (else the best match at all).
+
+    A match whose section the documents lack but whose ``stand_in`` they have
+    is answered by the stand-in (the phrase kept).
+    """
     for m in matches:
         if any(m.key in keys for keys in doc_sections):
             return m
+        stand_in = (stand_ins or {}).get(m.key)
+        if stand_in and any(stand_in in keys for keys in doc_sections):
+            return dataclasses.replace(m, key=stand_in)
     return matches[0] if matches else None
 
 

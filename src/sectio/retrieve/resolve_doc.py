@@ -17,6 +17,11 @@ runs in three passes, each only when the previous one found nothing:
    "prednisone"; "ibuprophen" still is "ibuprofen"). A fuzzy resolution says
    so (``how="fuzzy"``, with the word read and its distance in ``typo``).
 
+A brand alias that ends in a release-form designator or a strength
+("Depakote ER", "Protonix Delayed-Release", "Dilantin-125") also names its
+document by the brand alone ("Depakote"), unless that word already names
+another document (:func:`release_form_head`).
+
 Overlapping matches: the longest wins ("Toprol-XL" over "Toprol"). Several
 documents named in separate places, or a name shared by two documents, is
 ambiguous: the resolution carries the candidates but no ``doc_id``, never a
@@ -52,6 +57,13 @@ FUZZY_TWO_MIN = 9
 #: A question word shorter than this is never corrected.
 FUZZY_WORD_MIN = 5
 _WORDLIKE_ID = re.compile(r"^[^\W\d_][\w-]{3,}$", re.UNICODE)
+#: Trailing words of a brand name that say its release form, not the product.
+RELEASE_FORM_WORDS = frozenset(
+    {
+        "er", "xr", "xl", "sr", "cr", "la", "dr", "xt", "cd", "ec", "odt",
+        "extended", "delayed", "sustained", "controlled", "release",
+    }
+)  # fmt: skip
 
 How = Literal["flag", "exact", "folded", "fuzzy"]
 
@@ -173,6 +185,13 @@ class DocCatalog:
             for cand in candidates:
                 if isinstance(cand, str) and cand.strip():
                     raw.setdefault((doc_id, " ".join(tokens(cand))), cand)
+        owners: dict[str, set[str]] = defaultdict(set)
+        for doc_id, norm in raw:
+            owners[norm].add(doc_id)
+        for (doc_id, _norm), display in list(raw.items()):
+            head = release_form_head(display)
+            if head and owners.get(" ".join(tokens(head)), {doc_id}) == {doc_id}:
+                raw.setdefault((doc_id, " ".join(tokens(head))), head)
         names = []
         for (doc_id, _norm), display in sorted(raw.items()):
             exact = tokens(display)
@@ -255,6 +274,27 @@ class DocCatalog:
                     elif dist == kept[0].distance:
                         kept.append(hit)
         return [h for hits in best.values() for h in hits]
+
+
+def release_form_head(name: str) -> str | None:
+    """The brand of ``name`` without its trailing release form or strength, or None.
+
+    Only a head of at least 4 letters counts, and only when something was cut.
+
+    Example:
+        >>> release_form_head("Depakote ER"), release_form_head("Dilantin-125")
+        ('Depakote', 'Dilantin')
+        >>> release_form_head("Protonix Delayed-Release"), release_form_head("Spiriva Respimat")
+        ('Protonix', None)
+    """
+    words = name.replace("-", " ").split()
+    cut = len(words)
+    while cut > 1 and (words[cut - 1].casefold() in RELEASE_FORM_WORDS or words[cut - 1].isdigit()):
+        cut -= 1
+    head = " ".join(words[:cut])
+    if cut == len(words) or len(re.sub(r"\W", "", head)) < 4:
+        return None
+    return head
 
 
 def another_name(word: str, name: str) -> bool:
