@@ -6,7 +6,8 @@ Two datasets, each timed in the same run on the same data:
   test claims as queries;
 * **synthetic** (default 100,000 chunks of 120 Zipf-distributed words) with
   random unit vectors (a seeded "embedder": no model), 200 queries of 4 words
-  drawn from the corpus.
+  drawn from the corpus (``--questions``: the same queries again, each ending
+  with "?", so hybrid also runs the per-question BM25 trust).
 
 Systems and modes:
 
@@ -267,7 +268,12 @@ def synthetic(args: argparse.Namespace) -> list[list[Any]]:
         for i in rng.choice(args.n, size=args.queries, replace=False):
             words = rows[int(i)]["text"].split()
             queries.append(" ".join(rng.choice(words, size=4, replace=False)))
-        return bench_dataset(f"synthetic {args.n // 1000}k", s, name, queries, args.repeat)
+        label = f"synthetic {args.n // 1000}k"
+        rows_out = bench_dataset(label, s, name, queries, args.repeat)
+        if args.questions:  # the same words asked: hybrid adds the per-question BM25 trust
+            asked = [f"{q}?" for q in queries]
+            rows_out += bench_dataset(f"{label}, as questions", s, name, asked, args.repeat)
+        return rows_out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scifact-collection", default="scifact")
     parser.add_argument("--skip-scifact", action="store_true")
     parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument(
+        "--questions",
+        action="store_true",
+        help="also time the synthetic queries asked as questions (the per-question BM25 trust)",
+    )
     parser.add_argument("--clock", choices=tuple(CLOCK), default="wall")
     args = parser.parse_args(argv)
     global clock
