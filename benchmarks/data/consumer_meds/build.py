@@ -316,6 +316,22 @@ def norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
+def provenance(source_key: str, source_id: str) -> dict[str, str]:
+    """Where a question's text comes from: its dataset, repository, commit, field,
+    licence and audience (the metadata keys every set built from SOURCES carries)."""
+    src = SOURCES[source_key]
+    return {
+        "source": src["dataset"],
+        "source_key": source_key,
+        "source_id": source_id,
+        "source_repo": "https://github.com/" + src["repo"],
+        "source_commit": src["commit"],
+        "source_field": src["field"],
+        "licence": src["licence"],
+        "audience": src["audience"],
+    }
+
+
 def qid(source: str, source_id: str) -> str:
     return "cmq-" + hashlib.sha1(f"{source}|{source_id}".encode()).hexdigest()[:12]
 
@@ -400,20 +416,12 @@ def main() -> None:
         else:
             errors.append(f"{key}: unknown set {st}")
             continue
-        src = SOURCES[r["source"]]
         _id = qid(*key)
         meta = {
             "set": st,
             "expect": "answer" if st in ("on_corpus", "no_drug") else "abstain",
             "split": None,
-            "source": src["dataset"],
-            "source_key": r["source"],
-            "source_id": r["source_id"],
-            "source_repo": "https://github.com/" + src["repo"],
-            "source_commit": src["commit"],
-            "source_field": src["field"],
-            "licence": src["licence"],
-            "audience": src["audience"],
+            **provenance(r["source"], r["source_id"]),
             "doc_id": (doc_ids[0] if doc_ids and st != "no_drug" else None),
             "doc_ids": doc_ids,
             "subject": (r["subject"] or None) if st != "no_drug" else None,

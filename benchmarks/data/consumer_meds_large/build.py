@@ -109,7 +109,6 @@ def build_items(labels: list[dict], texts: dict, sections: set[str]) -> list[dic
         if not r["gold"]:
             errors.append(f"{key}: no gold")
         errors += [f"{key}: gold {g} not in corpus" for g in r["gold"] if g not in sections]
-        src = cm.SOURCES[r["source"]]
         doc_ids = list(dict.fromkeys(g.split("#")[0] for g in r["gold"]))
         meta = {
             "set": "on_corpus",
@@ -117,14 +116,7 @@ def build_items(labels: list[dict], texts: dict, sections: set[str]) -> list[dic
             "split": frozen[key][1] if key in frozen else None,
             "split_from": "consumer_meds" if key in frozen else "hash",
             "consumer_meds_id": frozen[key][0] if key in frozen else None,
-            "source": src["dataset"],
-            "source_key": r["source"],
-            "source_id": r["source_id"],
-            "source_repo": "https://github.com/" + src["repo"],
-            "source_commit": src["commit"],
-            "source_field": src["field"],
-            "licence": src["licence"],
-            "audience": src["audience"],
+            **cm.provenance(r["source"], r["source_id"]),
             "doc_id": doc_ids[0] if doc_ids else None,
             "doc_ids": doc_ids,
             "gold": r["gold"],
