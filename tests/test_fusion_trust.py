@@ -48,7 +48,9 @@ def test_statements_calibrated_collections_and_the_switch_keep_the_weights() -> 
     assert _trust(FusionParams(question=True, dense_scale=0.21), far) == 1.0
     assert _trust(FusionParams(question=True, trust_span=0.0), far) == 1.0
     assert FusionParams(question=True).lexical_trust([DENSE]) == (1.0, None)
-    weights, share = FusionParams(question=True, trust_floor=0.1).query_weights([DENSE, far, far])
+    weights, share = FusionParams(question=True, trust_floor=0.1).query_weights(
+        {"dense": DENSE, "bm25": far, "bm25_folded": far}
+    )
     assert share == 0.1 and weights == pytest.approx([1.0, 0.06, 0.06])
 
 

@@ -150,11 +150,13 @@ class FusionParams:
         share = min(1.0, max(self.trust_floor, 1.0 - gap / self.trust_span))
         return round(share, 4), gap
 
-    def query_weights(self, lists: Sequence[Mapping[str, ListRank]]) -> tuple[list[float], float]:
-        """RRF weights for ``lists`` (dense first, then BM25) after :meth:`lexical_trust`,
-        and the share of the lexical weight kept."""
-        share, _ = self.lexical_trust(lists)
-        weights = self.weights(sparse_names=[str(i) for i in range(len(lists) - 1)])
+    def query_weights(
+        self, lists: Mapping[str, Mapping[str, ListRank]]
+    ) -> tuple[list[float], float]:
+        """RRF weights for ``lists`` by name (dense first, then each BM25 list) after
+        :meth:`lexical_trust`, and the share of the lexical weight kept."""
+        share, _ = self.lexical_trust(list(lists.values()))
+        weights = self.weights(sparse_names=list(lists)[1:])
         return [weights[0]] + [w * share for w in weights[1:]], share
 
     def pool(self, limit: int) -> int:

@@ -314,7 +314,7 @@ def fused_top(
     """
     dense = settled(list_ranks(index.search_dense(qvec, pool, where, with_payload=False)))
     lists = {DENSE: dense, **_sparse_lists(index, sparse, pool, where)}
-    weights, share = params.query_weights(list(lists.values()))
+    weights, share = params.query_weights(lists)
     if details is not None:
         details.update({"weights": [round(w, 4) for w in weights], "lexical_trust": share})
     return _fused_top(index, lists, weights, params.rrf_k, n, with_vectors), lists
