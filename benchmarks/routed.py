@@ -9,7 +9,10 @@ first piece of evidence comes from a relevant ``doc_id#section_key``.
 The routing cost is measured side by side: the same questions asked, warm,
 of a second collection ingested with the same profile but ``[intent] enabled
 = false`` (phrase-only routing, as before the section-intent step), in turn,
-``--repeat`` rounds; p50 / p95 ms of each and the difference of the p50s.
+``--repeat`` rounds; p50 / p95 ms of each and the difference of the p50s; then
+the questions no phrase routes alone (where the intent step runs), warm and
+with the query LRU off (every ask embeds, as a new question does), and all
+questions with the LRU off (one round).
 
 * ``dense``: the top-1 of a dense search over the whole collection;
 * ``routed``: the first evidence of ``ask`` (document and section resolvers,
@@ -151,6 +154,11 @@ def main() -> None:
                 t for t in queries.values() if "intent" in sx.ask(t, collection="bench").details
             ]
             cost_read = side_by_side(sx, read, args.repeat)
+        # Fresh questions: the query LRU off, every ask embeds (the intent step embeds the
+        # question with its document name read as "it": one model call more).
+        with Sectio(settings.model_copy(update={"query_cache_size": 0})) as cold:
+            cost_cold_all = side_by_side(cold, list(queries.values()), 1)
+            cost_cold = side_by_side(cold, read, args.repeat)
 
     n = len(queries)
     latency.sort()
@@ -163,7 +171,7 @@ def main() -> None:
     print(
         f"routing cost, warm `ask`, {len(on)} calls each, intent on vs phrases only: "
         f"p50 {pct(on, 0.5):.2f} vs {pct(off, 0.5):.2f} ms "
-        f"(+{pct(on, 0.5) - pct(off, 0.5):.2f} ms), "
+        f"({pct(on, 0.5) - pct(off, 0.5):+.2f} ms), "
         f"p95 {pct(on, 0.95):.2f} vs {pct(off, 0.95):.2f} ms"
     )
     on, off = cost_read["bench"], cost_read["phrases"]
@@ -171,8 +179,15 @@ def main() -> None:
         print(
             f"the {len(read)} questions no phrase routes (the intent step runs): "
             f"p50 {pct(on, 0.5):.2f} vs {pct(off, 0.5):.2f} ms "
-            f"(+{pct(on, 0.5) - pct(off, 0.5):.2f} ms)"
+            f"({pct(on, 0.5) - pct(off, 0.5):+.2f} ms)"
         )
+        for label, c in (("those", cost_cold), ("all", cost_cold_all)):
+            on, off = c["bench"], c["phrases"]
+            print(
+                f"{label} {len(on)} asks with the query LRU off (every ask embeds): "
+                f"p50 {pct(on, 0.5):.2f} vs {pct(off, 0.5):.2f} ms "
+                f"({pct(on, 0.5) - pct(off, 0.5):+.2f} ms)"
+            )
     print()
     print("| mode | section hit@1 |")
     print("|---|---|")
