@@ -6,13 +6,21 @@ The question set is ``benchmarks/data/drug_questions`` (BEIR-style
 US drug labels) with the real bundled MiniLM. A question is a hit when the
 first piece of evidence comes from a relevant ``doc_id#section_key``.
 
+The routing cost is measured side by side: the same questions asked, warm,
+of a second collection ingested with the same profile but ``[intent] enabled
+= false`` (phrase-only routing, as before the section-intent step), in turn,
+``--repeat`` rounds; p50 / p95 ms of each and the difference of the p50s; then
+the questions no phrase routes alone (where the intent step runs), warm and
+with the query LRU off (every ask embeds, as a new question does), and all
+questions with the LRU off (one round).
+
 * ``dense``: the top-1 of a dense search over the whole collection;
 * ``routed``: the first evidence of ``ask`` (document and section resolvers,
   section route, overview, free-form within the document, fallback search).
 
 Usage::
 
-    .venv/bin/python benchmarks/routed.py [--split test|dev|holdout] [--show-misses]
+    .venv/bin/python benchmarks/routed.py [--split test|dev|holdout] [--show-misses] [--repeat N]
 
 It builds a throwaway SECTIO_HOME in a temporary folder (the embedding cache
 is kept in ``.sectio-bench/`` to make reruns fast) and prints Markdown tables.
@@ -55,6 +63,37 @@ def load_set(split: str) -> tuple[dict[str, str], dict[str, set[str]]]:
     return queries, dict(qrels)
 
 
+def phrase_only_profile(folder: Path) -> Path:
+    """A copy of ``en_drug_label`` with the section-intent step off (phrases only)."""
+    from importlib import resources
+
+    text = resources.files("sectio.contract").joinpath("profiles/en_drug_label.toml").read_text()
+    assert "[intent]\n" in text
+    path = folder / "en_drug_label_phrases_only.toml"
+    path.write_text(text.replace("[intent]\n", "[intent]\nenabled = false\n", 1))
+    return path
+
+
+def side_by_side(sx: Sectio, questions: list[str], repeat: int) -> dict[str, list[float]]:
+    """Warm ``ask`` wall ms per call on ``bench`` (intent on) and ``phrases`` (off), in turn."""
+    out: dict[str, list[float]] = {"bench": [], "phrases": []}
+    for collection in out:  # warm both: question embeddings cached, collections open
+        for text in questions:
+            sx.ask(text, collection=collection, tenant="default", record=False)
+    for _ in range(repeat):
+        for text in questions:
+            for collection, times in out.items():
+                t = time.perf_counter()
+                sx.ask(text, collection=collection, tenant="default", record=False)
+                times.append((time.perf_counter() - t) * 1000)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def pct(values: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted ``values`` (nearest rank)."""
+    return values[min(len(values) - 1, int(len(values) * q))]
+
+
 def first_section(evidence: list) -> str | None:
     """``doc_id#section_key`` of the first piece of evidence."""
     if not evidence:
@@ -66,6 +105,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["test", "dev", "holdout"])
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds of the latency comparison")
     args = parser.parse_args()
 
     queries, qrels = load_set(args.split)
@@ -82,6 +122,8 @@ def main() -> None:
             t0 = time.perf_counter()
             sx.ingest(demo_corpus_path(), profile="en_drug_label", collection="bench")
             ingest_s = time.perf_counter() - t0
+            phrases = phrase_only_profile(Path(tmp))
+            sx.ingest(demo_corpus_path(), profile=str(phrases), collection="phrases")
             hits = {"dense": 0, "routed": 0}
             routes: Counter[str] = Counter()
             route_hits: Counter[str] = Counter()
@@ -107,6 +149,16 @@ def main() -> None:
                 per_section[gold]["routed"] += r_hit
                 if not r_hit:
                     misses.append((qid, text, result.route, got, sorted(relevant)))
+            cost = side_by_side(sx, list(queries.values()), args.repeat)
+            read = [
+                t for t in queries.values() if "intent" in sx.ask(t, collection="bench").details
+            ]
+            cost_read = side_by_side(sx, read, args.repeat)
+        # Fresh questions: the query LRU off, every ask embeds (the intent step embeds the
+        # question with its document name read as "it": one model call more).
+        with Sectio(settings.model_copy(update={"query_cache_size": 0})) as cold:
+            cost_cold_all = side_by_side(cold, list(queries.values()), 1)
+            cost_cold = side_by_side(cold, read, args.repeat)
 
     n = len(queries)
     latency.sort()
@@ -115,6 +167,28 @@ def main() -> None:
         f"(ingest {ingest_s:.1f} s; ask p50 {latency[n // 2]:.1f} ms, "
         f"p95 {latency[int(n * 0.95) - 1]:.1f} ms)\n"
     )
+    on, off = cost["bench"], cost["phrases"]
+    print(
+        f"routing cost, warm `ask`, {len(on)} calls each, intent on vs phrases only: "
+        f"p50 {pct(on, 0.5):.2f} vs {pct(off, 0.5):.2f} ms "
+        f"({pct(on, 0.5) - pct(off, 0.5):+.2f} ms), "
+        f"p95 {pct(on, 0.95):.2f} vs {pct(off, 0.95):.2f} ms"
+    )
+    on, off = cost_read["bench"], cost_read["phrases"]
+    if on:
+        print(
+            f"the {len(read)} questions no phrase routes (the intent step runs): "
+            f"p50 {pct(on, 0.5):.2f} vs {pct(off, 0.5):.2f} ms "
+            f"({pct(on, 0.5) - pct(off, 0.5):+.2f} ms)"
+        )
+        for label, c in (("those", cost_cold), ("all", cost_cold_all)):
+            on, off = c["bench"], c["phrases"]
+            print(
+                f"{label} {len(on)} asks with the query LRU off (every ask embeds): "
+                f"p50 {pct(on, 0.5):.2f} vs {pct(off, 0.5):.2f} ms "
+                f"({pct(on, 0.5) - pct(off, 0.5):+.2f} ms)"
+            )
+    print()
     print("| mode | section hit@1 |")
     print("|---|---|")
     print(f"| dense (top-1 similarity) | {hits['dense'] / n:.3f} |")

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sectio import Sectio, Settings
+from sectio.retrieve.intent import IntentClassifier
 from tests.helpers.route_corpora import en_rows, vi_rows, write
 
 PROFILE = """
@@ -216,3 +218,42 @@ def test_vietnamese_joiners_name_two_sections(tmp_path: Path) -> None:
     assert [e.section_key for e in result.evidence] == ["chong_chi_dinh", "chi_dinh"]
     alone = s.ask("paracetamol chống chỉ định", collection="vi")
     assert [e.section_key for e in alone.evidence] == ["chong_chi_dinh"]
+
+
+def _with_storage(tmp_path: Path, stand_in: str) -> Sectio:
+    """The test profile plus a ``storage_and_handling`` section no document has."""
+    text = PROFILE.replace("EXAMPLE", '"upset my tummy"') + (
+        '[[sections]]\nkey = "storage_and_handling"\n'
+        f"{stand_in}"
+        'examples = ["keep it in the fridge"]\n'
+    )
+    name = "stand-in" if stand_in else "no-stand-in"
+    profile = tmp_path / f"{name}.toml"
+    profile.write_text(text)
+    s = Sectio(Settings(home=tmp_path / name, embedder="fake"))
+    s.ingest(write(tmp_path, "en", en_rows()), profile=str(profile), collection="en")
+    return s
+
+
+def test_an_absent_sections_examples_route_to_its_stand_in(tmp_path: Path) -> None:
+    question = "can i keep metformin in the fridge"
+    lent = _with_storage(tmp_path, 'stand_in = "warnings_and_cautions"\n').ask(
+        question, collection="en"
+    )
+    assert (lent.route, lent.resolved_section_key) == ("section", "warnings_and_cautions")
+    assert lent.details["intent"]["chosen"] == ["warnings_and_cautions"]
+    alone = _with_storage(tmp_path, "").ask(question, collection="en")
+    assert alone.details["intent"]["chosen"] != ["warnings_and_cautions"]
+    assert "storage_and_handling" not in [
+        r["section_key"] for r in alone.details["intent"]["ranked"]
+    ]
+
+
+def test_a_stand_in_scores_its_own_and_the_absent_sections_examples() -> None:
+    c = IntentClassifier(("a", "b", "s"), np.eye(3, dtype=np.float32), k=1, stand_ins={"s": "b"})
+    query = np.array([0.0, 0.0, 1.0], dtype=np.float32)
+    assert c.rank(query, {"a", "b"}) == [("b", 1.0), ("a", 0.0)]
+    # a document with the section itself keeps it apart
+    assert c.rank(query, {"a", "b", "s"}) == [("s", 1.0), ("a", 0.0), ("b", 0.0)]
+    # a stand-in the document lacks lends nothing
+    assert c.rank(query, {"a"}) == [("a", 0.0)]

@@ -51,7 +51,8 @@ class SectionSpec(_Strict):
     in meaning (:mod:`sectio.retrieve.intent`). ``stand_in``: the section that
     answers this section's phrases in a document that lacks it
     (``storage_and_handling`` -> ``how_supplied``, where most labels keep
-    storage); None: the next section the question names is tried instead.
+    storage), and is scored on this section's examples there too; None: the
+    next section the question names is tried instead.
     """
 
     key: str = Field(min_length=1)

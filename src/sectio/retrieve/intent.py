@@ -14,6 +14,11 @@ reading ranks the sections the document has, best first, and chooses:
 * ``free_form``: the best is under ``min_score``: nothing is chosen, the
   free-form route ranks the document's chunks.
 
+A section the document lacks lends its examples to its ``stand_in`` when the
+document has that one (``storage_and_handling`` -> ``how_supplied``): the
+stand-in is scored on its own examples and the absent section's together, as
+the phrase route answers the absent section's phrases there.
+
 Phrases win: this step runs only when no phrase (and no caller flag) named a
 section. Adding an example is a profile edit, never a code edit.
 
@@ -26,7 +31,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -60,11 +65,19 @@ class IntentReading:
 class IntentClassifier:
     """Nearest example questions per section, in one embedding space."""
 
-    def __init__(self, labels: Sequence[str], vectors: npt.NDArray[np.float32], *, k: int = 2):
+    def __init__(
+        self,
+        labels: Sequence[str],
+        vectors: npt.NDArray[np.float32],
+        *,
+        k: int = 2,
+        stand_ins: Mapping[str, str] | None = None,
+    ):
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         self.labels = tuple(labels)
         self.vectors = vectors / np.maximum(norms, 1e-12)
         self.k = k
+        self.stand_ins = dict(stand_ins or {})
         self._rows = {key: np.flatnonzero(np.asarray(self.labels) == key) for key in set(labels)}
 
     @classmethod
@@ -79,18 +92,30 @@ class IntentClassifier:
         if not labels:
             return None
         texts = [q for s in profile.sections for q in s.examples]
-        return cls(labels, np.asarray(embed(texts), dtype=np.float32), k=profile.intent.k)
+        stand_ins = {s.key: s.stand_in for s in profile.sections if s.stand_in}
+        vectors = np.asarray(embed(texts), dtype=np.float32)
+        return cls(labels, vectors, k=profile.intent.k, stand_ins=stand_ins)
+
+    def _groups(self, allowed: Collection[str] | None) -> dict[str, npt.NDArray[np.intp]]:
+        """Example rows per section scored: ``allowed`` ones, each with what it stands in for."""
+        if allowed is None:
+            return self._rows
+        groups: dict[str, list[npt.NDArray[np.intp]]] = {}
+        for key, rows in self._rows.items():
+            target = key if key in allowed else self.stand_ins.get(key)
+            if target is not None and target in allowed:
+                groups.setdefault(target, []).append(rows)
+        return {key: np.concatenate(parts) for key, parts in groups.items()}
 
     def rank(
         self, query: npt.NDArray[np.float32], allowed: Collection[str] | None = None
     ) -> list[tuple[str, float]]:
-        """Sections (only ``allowed`` ones when given) by the mean of their k best cosines."""
+        """Sections (only ``allowed`` ones when given, each with the examples of the absent
+        sections it stands in for) by the mean of their k best cosines; ties by key."""
         q = query / max(float(np.linalg.norm(query)), 1e-12)
         sims = self.vectors @ q
         out = []
-        for key, rows in self._rows.items():
-            if allowed is not None and key not in allowed:
-                continue
+        for key, rows in self._groups(allowed).items():
             best = np.sort(sims[rows])[::-1][: self.k]
             out.append((key, float(best.mean())))
         out.sort(key=lambda kv: (-kv[1], kv[0]))
