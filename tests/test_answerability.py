@@ -20,6 +20,7 @@ from sectio import Sectio, Settings
 from sectio.cli import cli, main
 from sectio.demo import demo_corpus_path
 from sectio.eval.answerability import Row, curve, rates, replay
+from sectio.retrieve import calibration
 from sectio.retrieve import search as search_module
 from sectio.retrieve.answerability import capitalised_words, plain_words
 from tests.helpers.route_corpora import en_rows, write
@@ -359,6 +360,26 @@ def test_the_planner_floor_abstains_a_question_far_from_every_page(tmp_path: Pat
     assert (far.decision, far.reason) == ("ABSTAIN", "weak_evidence")
     assert ans["signals"]["rule"] == "dense"
     assert ans["signals"]["best_dense"] < ans["thresholds"]["planner_floor"]
+
+
+@pytest.mark.slow
+def test_a_question_no_page_is_about_abstains_on_the_catalog_floor(tmp_path: Path) -> None:
+    # floors that every question passes (a fixed dense floor of 0, no margins, no coverage
+    # needed), and a catalog floor at the highest cosine the calibration bank's
+    # general-knowledge questions reach among the pages: one of those questions cannot pass
+    unrelated = calibration.bank()[4]  # "who won the battle of germantown in 1777"
+    rules = {"dense_floor": 0.0, "planner_margin": 0.0, "min_coverage": 0.0}
+    sx, _ = _planner_home(tmp_path, catalog_percentile=100.0, **rules)
+    with sx:
+        off = sx.ask(unrelated, collection="d", tenant="default")
+        on = sx.ask("Which users can access projects?", collection="d", tenant="default")
+    ans = off.details["answerability"]
+    assert (off.route, off.decision, off.reason) == ("docs_plan", "ABSTAIN", "weak_evidence")
+    assert ans["signals"]["rule"] == "catalog" and off.evidence == []
+    assert ans["signals"]["catalog_best"] <= ans["thresholds"]["catalog_floor"]
+    on_ans = on.details["answerability"]
+    assert on.decision != "ABSTAIN" and on_ans["signals"]["rule"] == "covered"
+    assert on_ans["signals"]["catalog_best"] > on_ans["thresholds"]["catalog_floor"]
 
 
 def test_possessives_and_contractions_are_not_unknown_names() -> None:

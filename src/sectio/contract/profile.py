@@ -142,6 +142,9 @@ class AnswerabilitySettings(_Strict):
     above the calibrated floor, or ``guest_margin`` above it when the question
     writes with a capital a word the collection mentions in at most
     ``guest_share`` of its chunks (another product, mentioned in passing).
+    Last, its closest page must be closer than general-knowledge questions
+    come to the page catalog: the ``catalog_percentile`` of their best
+    cosines among the catalog entries (None: no such rule).
     Chosen on the Argo CD dev questions (benchmarks/answerability.py).
     """
 
@@ -154,6 +157,7 @@ class AnswerabilitySettings(_Strict):
     planner_margin: float = Field(default=0.10, ge=0.0, le=1.0)
     guest_margin: float = Field(default=0.30, ge=0.0, le=1.0)
     guest_share: float = Field(default=0.0075, ge=0.0, le=1.0)
+    catalog_percentile: float | None = Field(default=99.0, ge=0.0, le=100.0)
 
 
 class AnchorSettings(_Strict):

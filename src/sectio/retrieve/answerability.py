@@ -36,7 +36,10 @@ Signals (all in ``details.answerability.signals``, thresholds beside them):
   its chunks (another product, mentioned in passing: "What is Istio?" on
   Argo CD's docs); the best cosine must reach the calibrated floor plus
   ``guest_margin`` with a guest name (``rule = "guest_name"``), plus
-  ``planner_margin`` without one (``rule = "dense"``).
+  ``planner_margin`` without one (``rule = "dense"``); last, the question's
+  closest page (its best cosine among the catalog entries, one per page) must
+  be closer than general-knowledge questions come to the catalog (the
+  ``catalog_percentile`` of theirs; ``rule = "catalog"``).
 
 Reasons (stable strings):
 
@@ -80,6 +83,22 @@ CLASS_SHARE = 0.15
 PLANNER_ROUTE = "docs_plan"
 #: Documents listed as the closest ones when a turn abstains.
 CLOSEST_DOCUMENTS = 5
+#: The ``layer`` of a docs collection's document catalog entries (one per page:
+#: ``sectio.plan.models.Layer.D1_DOCUMENT_CATALOG``; ``retrieve`` sits under ``plan``).
+CATALOG_LAYER = "D1"
+
+
+@dataclass(frozen=True)
+class CatalogMatch:
+    """How close a question comes to the closest page of a docs collection's catalog.
+
+    ``best``: the question's best cosine among the catalog entries (one per
+    page); ``floor``: the ``catalog_percentile`` of the best cosines that
+    general-knowledge questions reach in the same catalog.
+    """
+
+    best: float
+    floor: float
 
 
 @dataclass(frozen=True)
@@ -295,11 +314,13 @@ class Judge:
         *,
         dense_floor: float | None,
         subjects: SubjectWords | None = None,
+        catalog: CatalogMatch | None = None,
     ) -> Verdict:
         """The verdict on ``turn``'s outcome (which must be set).
 
         ``subjects``: the words that name this collection's subjects and the
-        others it mentions (needed for ``subject = "document"``).
+        others it mentions (needed for ``subject = "document"``); ``catalog``:
+        the question against a docs collection's page catalog (the docs planner).
         """
         outcome = turn.outcome
         assert outcome is not None
@@ -352,7 +373,9 @@ class Judge:
 
         # 4. the docs planner: unknown names, guest names and its own floors
         if outcome.route == PLANNER_ROUTE and dense_floor is not None and outcome.evidence:
-            verdict = self._planner(turn, terms, stats, best, dense_floor, signals, thresholds)
+            verdict = self._planner(
+                turn, terms, stats, (best, dense_floor), catalog, signals, thresholds
+            )
             if verdict is not None:
                 return verdict
 
@@ -382,8 +405,8 @@ class Judge:
         turn: Turn,
         terms: Sequence[Term],
         stats: TermStats,
-        best: float,
-        dense_floor: float,
+        dense: tuple[float, float],
+        catalog: CatalogMatch | None,
         signals: dict[str, Any],
         thresholds: dict[str, Any],
     ) -> Verdict | None:
@@ -398,9 +421,15 @@ class Judge:
         name* (a word written with a capital that the collection mentions in
         at most ``guest_share`` of its chunks: another product it mentions in
         passing) needs evidence at least ``guest_margin`` above the calibrated
-        floor; any other question ``planner_margin`` above it.
+        floor; any other question ``planner_margin`` above it. Last, a question
+        whose closest page (``catalog``: its best cosine among the page catalog
+        entries) is no closer than general-knowledge questions come to the
+        catalog is about no page (``rule = "catalog"``): evidence passages can
+        share a question's words ("Docker Desktop", "Istio") where no page is
+        about its subject.
         """
         cfg = self.settings
+        best, dense_floor = dense
         assert turn.outcome is not None
         asked = tokens(plain_words(turn.question))
         if any(tokens(plain_words(e.section_title or "")) == asked for e in turn.outcome.evidence):
@@ -425,10 +454,24 @@ class Judge:
             guest_floor=round(dense_floor + cfg.guest_margin, 4),
         )
         if best >= floor:
-            return None
+            return self._catalog(catalog, signals, thresholds)
         signals["rule"] = "guest_name" if guests else "dense"
         reason = SUBJECT_NOT_IN_CORPUS if guests else WEAK_EVIDENCE
         return Verdict(False, reason, signals, thresholds, guests)
+
+    @staticmethod
+    def _catalog(
+        catalog: CatalogMatch | None, signals: dict[str, Any], thresholds: dict[str, Any]
+    ) -> Verdict | None:
+        """The docs planner's last rule: some page must be closer than unrelated questions get."""
+        if catalog is None:
+            return None
+        signals["catalog_best"] = round(catalog.best, 4)
+        thresholds["catalog_floor"] = round(catalog.floor, 4)
+        if catalog.best > catalog.floor:
+            return None
+        signals["rule"] = "catalog"
+        return Verdict(False, WEAK_EVIDENCE, signals, thresholds)
 
     def terms(
         self, turn: Turn, stats: TermStats, subjects: SubjectWords | None = None

@@ -45,9 +45,12 @@ def bank() -> tuple[str, ...]:
     )
 
 
-def best_cosines(scope: ReadScope, questions: tuple[str, ...] | None = None) -> list[float]:
-    """Each question's best cosine among the scope's prose chunks (0.0 when there is none)."""
-    where = prose_where(scope.tenant)
+def best_cosines(
+    scope: ReadScope, questions: tuple[str, ...] | None = None, where: Where | None = None
+) -> list[float]:
+    """Each question's best cosine among the scope's prose chunks, or the points ``where``
+    selects (0.0 when there is none)."""
+    where = where or prose_where(scope.tenant)
     out: list[float] = []
     for vector in scope.query_vectors(questions or bank()):
         hits = scope.index.search_dense(vector, 1, where, with_payload=False)
@@ -55,9 +58,13 @@ def best_cosines(scope: ReadScope, questions: tuple[str, ...] | None = None) -> 
     return out
 
 
-def dense_floor(scope: ReadScope, percentile: float) -> float:
-    """The ``percentile`` of the bank's best cosines in this collection (see the module doc)."""
-    return float(np.percentile(best_cosines(scope), percentile))
+def dense_floor(scope: ReadScope, percentile: float, where: Where | None = None) -> float:
+    """The ``percentile`` of the bank's best cosines in this collection (see the module doc).
+
+    ``where``: the points to read (default: the tenant's prose chunks); a docs
+    collection's document catalog (layer D1) has a floor of its own.
+    """
+    return float(np.percentile(best_cosines(scope, where=where), percentile))
 
 
 #: The span of a calibration (its engine queries are its children, not a call's).

@@ -42,6 +42,7 @@ from sectio.contract.request import AskRequest
 from sectio.contract.result import RetrievalResult
 from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
+from sectio.index.filters import Eq, tenant_where
 from sectio.retrieve import answerability as ans
 from sectio.retrieve.calibration import FusionCalibration, dense_floor
 from sectio.retrieve.decision import decide
@@ -105,6 +106,7 @@ class Router:
         )
         self._reranker = reranker or no_reranker
         self._floors: dict[str, float] = {}
+        self._catalog_floors: dict[str, float] = {}
         self.stages: list[tuple[str, Stage]] = [
             ("route", self.route),
             ("rerank", self.rerank),
@@ -289,8 +291,30 @@ class Router:
         floor = None
         if outcome.route not in ans.EXACT_ROUTES and outcome.evidence:
             floor = self.dense_floor(scope)
-        verdict = self.judge.judge(turn, view.stats, dense_floor=floor, subjects=view.subjects)
+        catalog = None
+        if outcome.route == ans.PLANNER_ROUTE and outcome.evidence:
+            catalog = self.catalog_match(scope, turn.question)
+        verdict = self.judge.judge(
+            turn, view.stats, dense_floor=floor, subjects=view.subjects, catalog=catalog
+        )
         ans.apply(outcome, verdict, turn)
+
+    def catalog_match(self, scope: ReadScope, question: str) -> ans.CatalogMatch | None:
+        """``question`` against the tenant's page catalog (None: the profile has no
+        ``catalog_percentile``, or the tenant has no catalog entries).
+
+        The floor is calibrated once per tenant and process, as :meth:`dense_floor` is.
+        """
+        pct = self.collection.profile.answerability.catalog_percentile
+        if pct is None:
+            return None
+        where = tenant_where(scope.tenant, Eq("layer", ans.CATALOG_LAYER))
+        hits = scope.index.search_dense(scope.query_vector(question), 1, where, with_payload=False)
+        if not hits:
+            return None
+        if scope.tenant not in self._catalog_floors:
+            self._catalog_floors[scope.tenant] = dense_floor(scope, pct, where)
+        return ans.CatalogMatch(float(hits[0].score or 0.0), self._catalog_floors[scope.tenant])
 
     def dense_floor(self, scope: ReadScope) -> float:
         """The tenant's calibrated dense floor (the profile's fixed one when it sets one)."""
