@@ -11,8 +11,9 @@ approved product: ``DrugName`` (the trade name) and ``ActiveIngredient``
 (``;``-separated). A row is kept as ``brand<TAB>ingredient; ingredient`` when
 its trade name is a brand, not a generic name: it is not itself an
 ingredient, shares no word with any ingredient ("HEPARIN LOCK FLUSH"), and
-has at least four letters. Trailing release-form words and strengths are
-also cut off, so "Effexor XR" gives both "effexor xr" and "effexor".
+has at least four letters. Trailing release-form, device and pack words and
+strengths are also cut off, so "Effexor XR" gives both "effexor xr" and
+"effexor", "ProAir HFA" both "proair hfa" and "proair".
 Ingredients are written salt-free and sorted (:func:`sectio.retrieve.brands.ingredient_key`).
 """
 
@@ -31,14 +32,25 @@ from sectio.retrieve.text import Tokens, tokens
 OUT = Path(__file__).resolve().parents[1] / "src" / "sectio" / "retrieve" / "data" / TABLE_FILE
 #: Trade names that are not brands.
 NOT_BRANDS = frozenset({"unknown"})
+#: Trailing words of a trade name that say its device or pack, not the product
+#: ("ProAir HFA", "Advair Diskus", "Breo Ellipta"): the most frequent last words of
+#: the file's multiword trade names whose head is not a trade name of its own.
+DEVICE_WORDS = frozenset(
+    {
+        "hfa", "diskus", "ellipta", "digihaler", "respiclick", "respimat", "handihaler",
+        "aerosphere", "inhaler", "pen", "pfs", "pf", "kwikpen", "flexpen", "solostar",
+        "tab", "tabs", "pack", "pak", "sprinkle", "copackaged", "kit",
+    }
+)  # fmt: skip
 MIN_LETTERS = 4
 
 
 def brand_forms(drug_name: str) -> list[Tokens]:
-    """The brand's token forms: whole (salt words cut), and without its release form."""
+    """The brand's token forms: whole (salt words cut), and without its release form or device."""
     whole = strip_salt(tokens(drug_name))
     cut = list(whole)
-    while len(cut) > 1 and (cut[-1] in RELEASE_FORM_WORDS or cut[-1].isdigit()):
+    cuttable = RELEASE_FORM_WORDS | DEVICE_WORDS
+    while len(cut) > 1 and (cut[-1] in cuttable or cut[-1].isdigit()):
         cut.pop()
     forms = [whole, tuple(cut)]
     return [f for f in dict.fromkeys(forms) if not any(w.isdigit() for w in f)]

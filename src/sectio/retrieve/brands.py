@@ -51,6 +51,7 @@ SALT_WORDS = frozenset(
         "dimaleate", "ditosylate", "camsylate", "furoate", "propionate", "dipropionate",
         "valerate", "xinafoate", "hemifumarate", "tromethamine", "benzoate", "pamoate",
         "decanoate", "estolate", "ethylsuccinate", "stearate", "palmitate", "edisylate",
+        "trifenatate",
     }
 )  # fmt: skip
 #: The file the package ships (gzip, ``brand<TAB>ingredient; ingredient`` lines).
