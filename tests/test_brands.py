@@ -11,6 +11,7 @@ import pytest
 
 from sectio import Sectio, Settings
 from sectio.contract.profile import load_profile
+from sectio.errors import ProfileError
 from sectio.retrieve.brands import BrandTable, ingredient_key
 from sectio.retrieve.resolve_doc import DocCatalog
 from sectio.retrieve.resolve_section import SectionResolver
@@ -220,3 +221,8 @@ def test_the_profile_switch_turns_the_table_off(brands_home: Sectio) -> None:
     result = brands_home.ask("what is the maximum dose of Paxil", collection="plain", tenant="acme")
     assert result.details["doc_resolution"]["doc_id"] is None
     assert "brands_not_in_collection" not in result.details["doc_resolution"]
+
+
+def test_a_malformed_table_line_is_a_profile_error() -> None:
+    with pytest.raises(ProfileError, match="brand table line 2"):
+        BrandTable.parse(["paxil\tparoxetine", "no tab here"])

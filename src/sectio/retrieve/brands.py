@@ -34,7 +34,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
-from sectio.errors import SectioError
+from sectio.errors import ProfileError
 from sectio.retrieve.text import Tokens, tokens
 
 #: Salt, ester and hydrate words dropped from the end of an ingredient
@@ -59,10 +59,6 @@ TABLE_FILE = "brands.tsv.gz"
 #: The longest brand, in words, looked for at a position of a question.
 MAX_BRAND_WORDS = 6
 _JOINERS = re.compile(r"\s*;\s*|\s+and\s+", re.IGNORECASE)
-
-
-class BrandTableError(SectioError):
-    """The brand table file is missing or malformed."""
 
 
 def strip_salt(words: Tokens) -> Tokens:
@@ -123,7 +119,8 @@ class BrandTable:
         """A table from ``brand<TAB>ingredient; ingredient`` lines (blank lines skipped).
 
         Raises:
-            BrandTableError: a line without a tab or with an empty side.
+            ProfileError: a line without a tab or with an empty side (the table the
+                profile's ``[names] brand_table`` asks for cannot be read).
         """
         entries: dict[Tokens, list[tuple[str, ...]]] = {}
         for n, line in enumerate(lines, start=1):
@@ -132,7 +129,7 @@ class BrandTable:
             brand, sep, ingredients = line.rstrip("\n").partition("\t")
             key, names = tokens(brand), ingredient_key(ingredients)
             if not sep or not key or not names:
-                raise BrandTableError(f"brand table line {n}: expected 'brand<TAB>ingredients'")
+                raise ProfileError(f"brand table line {n}: expected 'brand<TAB>ingredients'")
             sets = entries.setdefault(key, [])
             if names not in sets:
                 sets.append(names)
@@ -143,13 +140,13 @@ class BrandTable:
         """The table shipped with the package (``sectio/retrieve/data/brands.tsv.gz``).
 
         Raises:
-            BrandTableError: the file is missing or malformed.
+            ProfileError: the file is missing or malformed.
         """
         try:
             raw = resources.files("sectio.retrieve").joinpath("data", TABLE_FILE).read_bytes()
             text = gzip.decompress(raw).decode("utf-8")
         except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise BrandTableError(f"cannot read the bundled brand table: {exc}") from exc
+            raise ProfileError(f"cannot read the bundled brand table: {exc}") from exc
         return cls.parse(text.splitlines())
 
     def __len__(self) -> int:
