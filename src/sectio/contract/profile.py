@@ -160,6 +160,18 @@ class AnswerabilitySettings(_Strict):
     catalog_percentile: float | None = Field(default=99.0, ge=0.0, le=100.0)
 
 
+class NameSettings(_Strict):
+    """How questions name documents (``[names]``).
+
+    ``brand_table``: read a medicine's brand name ("Paxil") as the document of
+    its active ingredients (paroxetine) when no document carries the brand,
+    from the bundled FDA brand table (:mod:`sectio.retrieve.brands`). For
+    corpora whose documents are medicines named by their ingredients.
+    """
+
+    brand_table: bool = False
+
+
 class AnchorSettings(_Strict):
     """What cannot anchor a facet hit (``[anchors]``).
 
@@ -209,6 +221,7 @@ class CorpusProfile(_Strict):
     pooling: PoolingSettings = PoolingSettings()
     answerability: AnswerabilitySettings = AnswerabilitySettings()
     intent: IntentSettings = IntentSettings()
+    names: NameSettings = NameSettings()
     reverse_lookup_section: str | None = None
     facets: dict[str, FacetSpec] = Field(default_factory=dict)
     anchors: AnchorSettings = AnchorSettings()

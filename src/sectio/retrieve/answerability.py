@@ -657,6 +657,9 @@ def apply(outcome: Outcome, verdict: Verdict, turn: Turn) -> None:
     if not verdict.answerable:
         details["closest_documents"] = closest_documents(outcome.evidence)
         details["withheld_evidence_ids"] = [e.chunk_id for e in outcome.evidence]
+        brands = (turn.details.get("doc_resolution") or {}).get("brands_not_in_collection")
+        if brands:  # "Zoloft -> sertraline": what the question named, and why nothing matched
+            details["brands_not_in_collection"] = brands
         outcome.evidence = []
         turn.decision, turn.reason = "ABSTAIN", verdict.reason
     turn.details["answerability"] = details

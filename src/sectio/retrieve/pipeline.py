@@ -96,12 +96,13 @@ class Router:
         #: Per-tenant calibrated fusion (None: ``fusion`` as given, for every tenant).
         self.calibration = calibration
         self.routes: tuple[Route, ...] = tuple(routes) if routes is not None else section_routes()
-        self.resolver = Resolver(collection.profile, guard=self.guard)
+        common = ans.common_words(embedder.count_tokens)
+        self.resolver = Resolver(collection.profile, guard=self.guard, common=common)
         self.judge = ans.Judge(
             collection.profile.answerability,
             collection.lexical,
             frozenset(self.resolver.sections.vocabulary()),
-            common=ans.common_words(embedder.count_tokens),
+            common=common,
             generic=collection.lexical.terms(" ".join(collection.profile.anchors.generic)),
         )
         self._reranker = reranker or no_reranker

@@ -15,18 +15,20 @@ read and how (``flag``, ``exact``, ``folded``, ``fuzzy``, ``phrase``, ``none``).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from sectio.contract.profile import CorpusProfile
 from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.answerability import SubjectWords, TermStats
+from sectio.retrieve.brands import BrandName, BrandTable, ingredient_key
 from sectio.retrieve.reads import TenantGuard, scroll_all
 from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
 from sectio.retrieve.resolve_section import SectionMatch, SectionResolver, joined_match
 from sectio.retrieve.routes.base import Resolution, Turn
 from sectio.retrieve.scope import ReadScope
-from sectio.retrieve.text import tokens
+from sectio.retrieve.text import Tokens, tokens
 
 #: Scroll page of the one complete read that builds a tenant's view.
 VIEW_PAGE = 512
@@ -41,20 +43,37 @@ class CorpusView:
         stats: term document frequencies and the words the tenant's texts contain.
         subjects: the words of document names, of the lookup section and of the
             sections that list other subjects (answerability).
+        ingredients: the documents' ingredient keys (brands read as ingredients).
     """
 
     catalog: DocCatalog
     stats: TermStats
     subjects: SubjectWords
+    ingredients: frozenset[tuple[str, ...]] = frozenset()
 
 
 class Resolver:
     """Document and section resolution for one open collection (a view cached per tenant)."""
 
-    def __init__(self, profile: CorpusProfile, *, guard: TenantGuard) -> None:
+    def __init__(
+        self,
+        profile: CorpusProfile,
+        *,
+        guard: TenantGuard,
+        common: Callable[[str], bool] = lambda _w: False,
+        brand_table: BrandTable | None = None,
+    ) -> None:
+        """``common``: whether a word is a common word of the language (a brand made
+        only of such words is never read as a name); ``brand_table``: the brands
+        read as their ingredients' documents (None: the bundled table when the
+        profile's ``[names] brand_table`` is on, else none)."""
         self.profile = profile
         self.sections = SectionResolver(profile)
         self.guard = guard
+        self.common = common
+        if brand_table is None and profile.names.brand_table:
+            brand_table = BrandTable.bundled()
+        self.brand_table = brand_table
         self._views: dict[str, CorpusView] = {}
 
     def view(self, scope: ReadScope) -> CorpusView:
@@ -71,11 +90,38 @@ class Resolver:
                 self.sections.vocabulary(),
                 stats.words,
                 content=lambda w: bool(lexical.terms(w)),
+                brand_table=self.brand_table,
+                usable_brand=self._usable_brand,
             )
             self._views[scope.tenant] = CorpusView(
-                catalog, stats, self._subjects(payloads, catalog, lexical)
+                catalog,
+                stats,
+                self._subjects(payloads, catalog, lexical),
+                frozenset(ingredient_key(t) for t in catalog.titles.values()),
             )
         return self._views[scope.tenant]
+
+    def _usable_brand(self, brand: Tokens) -> bool:
+        """A brand reads as a name unless all its words are common or one routes sections."""
+        vocabulary = self.sections.vocabulary()
+        return not all(self.common(w) for w in brand) and not any(w in vocabulary for w in brand)
+
+    def _brands_elsewhere(
+        self, question: str, held: frozenset[tuple[str, ...]]
+    ) -> list[dict[str, Any]]:
+        """Brands the question names whose ingredients no document of the tenant holds."""
+        if self.brand_table is None:
+            return []
+        found = self.brand_table.unmatched(tokens(question), held, self._usable_brand)
+        return [
+            {
+                "brand": BrandName(brand, "", ingredients).display,
+                "ingredients": list(ingredients),
+                "read_as": f"{BrandName(brand, '', ingredients).display} -> "
+                + ", ".join(ingredients),
+            }
+            for brand, ingredients in found
+        ]
 
     def _subjects(
         self, payloads: list[dict[str, Any]], catalog: DocCatalog, lexical: LexicalEncoder
@@ -135,6 +181,9 @@ class Resolver:
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
         turn.details["doc_resolution"] = _doc_details(request.doc_id, named, catalog)
+        elsewhere = self._brands_elsewhere(request.question, self.view(scope).ingredients)
+        if elsewhere:
+            turn.details["doc_resolution"]["brands_not_in_collection"] = elsewhere
         if inherited:
             turn.details["doc_resolution"] = {"doc_id": doc_id, "how": "conversation"}
         turn.details["section_resolution"] = _section_details(request.section_key, match, matches)

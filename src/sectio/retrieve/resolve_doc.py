@@ -17,6 +17,15 @@ runs in three passes, each only when the previous one found nothing:
    "prednisone"; "ibuprophen" still is "ibuprofen"). A fuzzy resolution says
    so (``how="fuzzy"``, with the word read and its distance in ``typo``).
 
+Brands the documents do not carry: with a brand table
+(:class:`~sectio.retrieve.brands.BrandTable`), a brand whose ingredients are a
+document's ("Paxil" -> paroxetine) names that document, in the words no
+document name covers, exactly (never by typo), and only when no longer brand
+of the table starts there ("Advil PM" is not "Advil"). Such a resolution says
+so (``how="brand"``, ``brand`` with the brand and its ingredients). Every
+word of a one-word brand of the table is a distinct name, never a typo of
+another name ("Zoloft" is not corrected into a document).
+
 A brand alias that ends in a release-form designator or a strength
 ("Depakote ER", "Protonix Delayed-Release", "Dilantin-125") also names its
 document by the brand alone ("Depakote"), unless that word already names
@@ -48,6 +57,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sectio.retrieve.brands import MAX_BRAND_WORDS, BrandName, BrandTable
 from sectio.retrieve.text import Tokens, edit_distance, folded_tokens, tokens
 
 #: Names at least this long (letters, spaces excluded) tolerate one edit.
@@ -65,7 +75,7 @@ RELEASE_FORM_WORDS = frozenset(
     }
 )  # fmt: skip
 
-How = Literal["flag", "exact", "folded", "fuzzy"]
+How = Literal["flag", "exact", "folded", "fuzzy", "brand"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,7 @@ class DocName:
     name: str
     exact: Tokens
     folded: Tokens
+    brand: BrandName | None = None
 
     @property
     def compact(self) -> str:
@@ -96,6 +107,7 @@ class DocResolution:
     spans: tuple[tuple[int, int], ...] = ()
     candidates: tuple[str, ...] = ()
     typo: tuple[str, int] | None = None
+    brand: BrandName | None = None
 
     @property
     def ambiguous(self) -> bool:
@@ -111,6 +123,14 @@ class DocResolution:
         }
         if self.typo is not None:
             out["typo"] = {"word": self.typo[0], "distance": self.typo[1]}
+        if self.brand is not None:
+            ingredients = ", ".join(self.brand.ingredients)
+            out["brand"] = {
+                "via": "brand_table",
+                "brand": self.brand.display,
+                "ingredients": list(self.brand.ingredients),
+                "read_as": f"{self.brand.display} -> {ingredients}",
+            }
         return out
 
 
@@ -133,12 +153,23 @@ class DocCatalog:
         protected: Iterable[str] = (),
         sections: Mapping[str, Iterable[str]] | None = None,
         known_words: Iterable[str] = (),
+        brands: Iterable[BrandName] = (),
+        table_brands: Iterable[Tokens] = (),
     ) -> None:
+        """Args beyond the names: ``brands`` name documents through their ingredients;
+        ``table_brands`` are every brand of the table (longer ones block shorter
+        ones; one-word ones are never typo-corrected)."""
         self.names = tuple(names)
         self.titles = dict(titles)
         self.sections = {doc: frozenset(keys) for doc, keys in (sections or {}).items()}
         self._protected = frozenset(protected)
-        self._known = frozenset(known_words)
+        self._table_brands = frozenset(table_brands)
+        self._known = frozenset(known_words) | {b[0] for b in self._table_brands if len(b) == 1}
+        self.brands = tuple(brands)
+        self._by_first_brand: dict[str, list[DocName]] = defaultdict(list)
+        for b in self.brands:
+            name = DocName(b.doc_id, b.display, b.brand, b.brand, b)
+            self._by_first_brand[b.brand[0]].append(name)
         self._by_first: dict[str, list[DocName]] = defaultdict(list)
         self._by_first_folded: dict[str, list[DocName]] = defaultdict(list)
         self._fuzzy_names: dict[str, list[DocName]] = defaultdict(list)
@@ -156,6 +187,8 @@ class DocCatalog:
         protected: Iterable[str] = (),
         known_words: Iterable[str] = (),
         content: Callable[[str], bool] | None = None,
+        brand_table: BrandTable | None = None,
+        usable_brand: Callable[[Tokens], bool] = lambda _brand: True,
     ) -> DocCatalog:
         """A catalog from chunk payloads (any number per document).
 
@@ -166,6 +199,8 @@ class DocCatalog:
             content: whether a word carries meaning (has a BM25 term): a name made
                 only of stopwords (a SciFact paper titled "in") names nothing, or
                 every question with that word in it would name the document.
+            brand_table: brands that name documents through their ingredients (None: none).
+            usable_brand: whether a brand may be read as a name (not a common word).
         """
         titles: dict[str, str] = {}
         raw: dict[tuple[str, str], str] = {}
@@ -199,7 +234,11 @@ class DocCatalog:
                 names.append(DocName(doc_id, display, exact, folded_tokens(display)))
         for doc_id in [*sections, *(n.doc_id for n in names)]:
             titles.setdefault(doc_id, doc_id)
-        return cls(names, titles, protected, sections, known_words)
+        if brand_table is None:
+            return cls(names, titles, protected, sections, known_words)
+        brands = brand_table.names_for(titles, usable_brand)
+        table = brand_table.entries.keys()
+        return cls(names, titles, protected, sections, known_words, brands, table)
 
     def display_name(self, doc_id: str) -> str:
         """The document's title (its id when it has none)."""
@@ -229,6 +268,11 @@ class DocCatalog:
         # Typos are looked for in the words no name covers, so a misspelt second
         # document ("warafin with aspirin") makes the question ambiguous, not wrong.
         covered = {i for h in hits for i in range(h.start, h.end)}
+        brands = self._brands(exact, covered)
+        if brands and not hits:
+            how = "brand"
+        hits += brands
+        covered |= {i for h in brands for i in range(h.start, h.end)}
         typos = self._fuzzy(folded, covered)
         if typos and not hits:
             how = "fuzzy"
@@ -245,6 +289,16 @@ class DocCatalog:
                 if tuple(words[i : i + len(needle)]) == needle:
                     hits.append(_Hit(name, i, i + len(needle)))
         return hits
+
+    def _brands(self, words: Tokens, covered: set[int]) -> list[_Hit]:
+        """Brand hits on uncovered words, unless a longer table brand starts there."""
+        out = []
+        for h in self._scan(words, self._by_first_brand, folded=False):
+            ahead = range(h.end - h.start + 1, min(MAX_BRAND_WORDS, len(words) - h.start) + 1)
+            longer = any(words[h.start : h.start + n] in self._table_brands for n in ahead)
+            if not longer and not covered & set(range(h.start, h.end)):
+                out.append(h)
+        return out
 
     def _fuzzy(self, words: Tokens, covered: set[int]) -> list[_Hit]:
         best: dict[tuple[int, int], list[_Hit]] = {}
@@ -330,6 +384,7 @@ def _decide(hits: list[_Hit], how: How) -> DocResolution:
     spans = tuple(dict.fromkeys((h.start, h.end) for h in kept))
     first = kept[0]
     typo = next(((h.word, h.distance) for h in kept if h.distance), None)
+    brand = next((h.name.brand for h in kept if h.name.brand is not None), None)
     if len(docs) == 1:
-        return DocResolution(docs[0], first.name.name, how, spans, typo=typo)
-    return DocResolution(None, first.name.name, how, spans, docs, typo=typo)
+        return DocResolution(docs[0], first.name.name, how, spans, typo=typo, brand=brand)
+    return DocResolution(None, first.name.name, how, spans, docs, typo=typo, brand=brand)
