@@ -23,6 +23,12 @@ in fresh processes of the same run; the ratio is the whole ingest (model load
 excluded, as for the bare run) over the bare embedding. ``--home``: where the
 collection is built (its embedding cache must be empty for a cold number; the
 default is a temporary folder).
+
+``python benchmarks/ingest.py docs-d1 [DOCS] [--repeat N]``: what the D1 catalog
+entries embed, their whole index text vs their ``dense_text`` (title + first
+paragraph), through the bare embedder in one process, interleaved ``N`` times
+(default 3; best of ``N``), with the tokens each embeds: a paired number that a
+busy machine cannot skew the way it skews two runs one after the other.
 """
 
 from __future__ import annotations
@@ -220,6 +226,47 @@ def docs_main(args: list[str]) -> None:
     print(f"\nratio: {total / bare['seconds']:.2f}x the bare embedder on D0 (target <= 1.3x)")
 
 
+def docs_d1_main(args: list[str]) -> None:
+    """``docs-d1 [DOCS] [--repeat N]``: D1's whole text vs its dense text, paired."""
+    from sectio.embed.minilm import MiniLMEmbedder
+    from sectio.ingest.readers import read_source
+
+    repeat = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 3
+    rest = [
+        a for i, a in enumerate(args) if a != "--repeat" and (i == 0 or args[i - 1] != "--repeat")
+    ]
+    docs = Path(rest[0]) if rest else DATA / "docs_argocd"
+    emb = MiniLMEmbedder(Path(tempfile.mkdtemp()) / "cache")
+    records = read_source(
+        docs, "markdown", max_tokens=256, count=emb.count_tokens, starts=emb.token_starts
+    ).records
+    d1 = [r for r in records if getattr(r, "layer", None) == "D1"]
+    texts = {
+        "whole entry (title, path, first paragraph, outline)": [r.index_text() for r in d1],
+        "dense_text (title, first paragraph)": [str(getattr(r, "dense_text", "")) for r in d1],
+    }
+    times: dict[str, list[float]] = {name: [] for name in texts}
+    for _ in range(repeat):
+        for name, batch in texts.items():
+            t = time.perf_counter()
+            emb.embed_documents(batch)
+            times[name].append(time.perf_counter() - t)
+    rows = [
+        [
+            name,
+            sum(min(emb.count_tokens(t) + 2, emb.max_length) for t in batch),
+            min(times[name]),
+            " / ".join(f"{x:.2f}" for x in times[name]),
+        ]
+        for name, batch in texts.items()
+    ]
+    print_table(
+        f"What the {len(d1)} D1 entries of {docs} embed (bare embedder, best of {repeat})",
+        ["embedded text", "tokens (cut at the window)", "seconds", "each run"],
+        rows,
+    )
+
+
 PHASES = {
     "docs-bare": phase_docs_bare,
     "docs-ingest": phase_docs_ingest,
@@ -236,6 +283,9 @@ def main() -> None:
         return
     if len(sys.argv) > 1 and sys.argv[1] == "docs":
         docs_main(sys.argv[2:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "docs-d1":
+        docs_d1_main(sys.argv[2:])
         return
     quick = "--quick" in sys.argv
     script = Path(__file__).resolve()

@@ -1,5 +1,6 @@
-"""Dense vectors at ingest: derived docs entries reuse vectors, repeats are embedded once,
-and a docs plan answers as it did when every entry embedded its own text."""
+"""Dense vectors at ingest: derived docs entries reuse vectors, a D1 entry embeds its title
+and first paragraph, repeats are embedded once, and a docs plan answers as it did when
+every entry embedded its own whole text."""
 
 from __future__ import annotations
 
@@ -22,15 +23,16 @@ from sectio.ingest.phases import PhaseClock
 from sectio.ingest.readers import read_source
 from tests.test_plan_executor import FILES, make_corpus
 
-QUESTIONS = [
-    "Which page documents GET /api/v1/orders?",
-    "How is an order placed in the checkout flow?",
-    "What is an Invoice?",
-    "Where is docs/domains/billing/refunds.md?",
-    "How do I test the orders endpoint?",
-    "How do refunds reverse an invoice?",
-    "Which document links to the orders API?",
-]
+#: Each question and the page that answers it (None: no one page is the answer).
+QUESTIONS = {
+    "Which page documents GET /api/v1/orders?": "docs/api/orders.md",
+    "How is an order placed in the checkout flow?": "docs/logic/checkout-flow.md",
+    "What is an Invoice?": "docs/domains/billing/invoice.md",
+    "Where is docs/domains/billing/refunds.md?": "docs/domains/billing/refunds.md",
+    "How do I test the orders endpoint?": "docs/guide/testing-orders.md",
+    "How do refunds reverse an invoice?": "docs/domains/billing/refunds.md",
+    "Which document links to the orders API?": None,
+}
 
 
 def _by_id(records: list[ChunkRecord]) -> dict[str, ChunkRecord]:
@@ -57,7 +59,14 @@ def test_derived_entries_reuse_their_source_vectors(tmp_path: Path) -> None:
             assert np.array_equal(vectors[i], vectors[at[source]]), r.chunk_id
         elif layer == "D5":  # the relation's source document's catalog entry
             assert np.array_equal(vectors[i], vectors[at[f"d1:{r.doc_id}"]]), r.chunk_id
-        else:  # D0 and D1 embed their own index text
+        elif layer == "D1":  # its title and first paragraph, not its path and outline
+            short = f"{r.doc_title}\n{r.first_paragraph}"  # type: ignore[attr-defined]
+            assert r.dense_text == short, r.chunk_id  # type: ignore[attr-defined]
+            assert f"Path: {r.doc_id}" in r.text  # BM25 still reads the path and outline
+            heads = [o["title"] for o in r.outline if o["title"] != r.doc_title]  # type: ignore[attr-defined]
+            assert all(h in r.text for h in heads), r.chunk_id
+            assert np.allclose(vectors[i], FakeEmbedder().embed_documents([short])[0])
+        else:  # D0 embeds its own index text
             assert np.allclose(vectors[i], FakeEmbedder().embed_documents([texts[i]])[0])
 
 
@@ -159,6 +168,8 @@ def test_a_docs_plan_answers_as_when_everything_was_embedded(tmp_path: Path) -> 
     first = [d[:1] for d in docs["reused"]]
     assert first == [d[:1] for d in docs["all"]]
     assert all(first)
+    for (q, want), got in zip(QUESTIONS.items(), first, strict=True):
+        assert want is None or got == [want], q
 
 
 def test_stored_vectors_follow_the_plan(tmp_path: Path) -> None:

@@ -28,7 +28,8 @@ document it describes and ``source_refs`` back into the file:
   whose reference page is ``dst``, ``dst``'s file name, or its distinctive
   multi-word title); fields ``target_doc_id``, ``relations``, ``link_texts``.
 
-Dense vectors (:mod:`sectio.ingest.embedding`): a D1 entry embeds its text; D2,
+Dense vectors (:mod:`sectio.ingest.embedding`): a D1 entry embeds its title and
+first paragraph (``dense_text``; its path and outline are BM25's); D2,
 D3 and D4 entries restate (or name what is defined in) the chunk they came from
 and take its vector (``dense_from``); a D5 entry takes its source document's D1
 vector. BM25 reads every entry's full text, so an entry is still found by the
@@ -153,6 +154,24 @@ def doc_aliases(build: DocBuild) -> list[str]:
     return out
 
 
+def d1_dense_text(title: str, first_paragraph: str) -> str:
+    """What a D1 entry embeds (its ``dense_text``): the title, then the first paragraph.
+
+    The path and the outline stay in the entry's text, which BM25 and the payload read,
+    but not in its vector: each heading of the outline is a D0 section embedded on its
+    own. On the Argo CD docs this halves the D1 embedding time with the planner's
+    hit@1 / hit@5 unchanged (README, Results). A document with no first paragraph
+    embeds its title alone.
+
+    Example:
+        >>> d1_dense_text("Sync Waves", "Order the sync of resources.")
+        'Sync Waves\\nOrder the sync of resources.'
+        >>> d1_dense_text("FAQ", "")
+        'FAQ'
+    """
+    return f"{title}\n{first_paragraph}" if first_paragraph else title
+
+
 def d1_entries(
     builds: list[DocBuild], tenant: str, count: TokenCounter, max_tokens: int
 ) -> list[ChunkRecord]:
@@ -188,6 +207,7 @@ def d1_entries(
                 "section_title": "Document catalog",
                 "outline": outline,
                 "first_paragraph": first,
+                "dense_text": d1_dense_text(b.title, first),
                 "links_to": links_to,
                 "linked_from": inbound.get(b.doc_id, []),
                 "aliases": doc_aliases(b),
@@ -668,4 +688,4 @@ def build_layers(
     ]
 
 
-__all__ = ["build_layers", "command_path", "known_commands", "name_variants"]
+__all__ = ["build_layers", "command_path", "d1_dense_text", "known_commands", "name_variants"]
