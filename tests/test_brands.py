@@ -127,6 +127,17 @@ def test_the_usable_test_keeps_common_words_from_naming_documents() -> None:
     assert guarded is None
 
 
+def test_an_ingredient_of_the_table_is_a_name_not_a_typo() -> None:
+    docs = [{"doc_id": "amoxicillin", "doc_title": "Amoxicillin"}]
+    # two edits from "amoxicillin": without the table a typo, with it another medicine
+    plain = DocCatalog.from_payloads(docs, VOCABULARY).resolve("rash after ampicillin")
+    assert plain is not None and (plain.doc_id, plain.how) == ("amoxicillin", "fuzzy")
+    table = DocCatalog.from_payloads(docs, VOCABULARY, brand_table=TABLE)
+    assert table.resolve("rash after ampicillin") is None
+    typo = table.resolve("rash after amoxicilin")  # a real slip still resolves
+    assert typo is not None and (typo.doc_id, typo.how) == ("amoxicillin", "fuzzy")
+
+
 # --- through ask (the bundled model decides what a common word is) ----------------------
 TEXTS = [
     (
@@ -146,8 +157,24 @@ TEXTS = [
     ),
     ("ibuprofen", "indications_and_usage", "Ibuprofen relieves mild to moderate pain and fever."),
     ("nonoxynol-9", "indications_and_usage", "Nonoxynol 9 is a vaginal contraceptive."),
+    (
+        "amoxicillin",
+        "indications_and_usage",
+        "Amoxicillin, in combination with clarithromycin and lansoprazole, is indicated for"
+        " H. pylori infection.",
+    ),
+    (
+        "amoxicillin",
+        "dosage_and_administration",
+        "The usual adult dose of amoxicillin is 500 mg every 12 hours.",
+    ),
 ]
-TITLES = {"paroxetine": "Paroxetine", "ibuprofen": "Ibuprofen", "nonoxynol-9": "Nonoxynol 9"}
+TITLES = {
+    "paroxetine": "Paroxetine",
+    "ibuprofen": "Ibuprofen",
+    "nonoxynol-9": "Nonoxynol 9",
+    "amoxicillin": "Amoxicillin",
+}
 
 
 def _rows() -> list[dict[str, Any]]:
@@ -206,6 +233,26 @@ def test_the_brand_stays_in_its_tenant_and_off_corpus_brands_abstain(brands_home
     assert zoloft.details["answerability"]["brands_not_in_collection"][0]["ingredients"] == [
         "sertraline"
     ]
+
+
+@pytest.mark.slow
+def test_a_medicine_the_labels_only_mention_is_another_subject(brands_home: Sectio) -> None:
+    # amoxicillin's label mentions clarithromycin; no label is about it
+    other = brands_home.ask(
+        "What are the side effects of clarithromycin?", collection="labels", tenant="acme"
+    )
+    assert (other.decision, other.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert other.details["answerability"]["uncovered"] == ["clarithromycin"]
+    assert other.details["doc_resolution"]["ingredients_not_in_collection"] == ["clarithromycin"]
+    # a brand combining the named document with what no label holds is another product
+    combo = brands_home.ask(
+        "Is Augmentin the same as amoxicillin?", collection="labels", tenant="acme"
+    )
+    assert (combo.decision, combo.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert combo.details["answerability"]["signals"]["rule"] == "combination_brand"
+    assert combo.details["answerability"]["uncovered"] == ["augmentin"]
+    own = brands_home.ask("amoxicillin dose for adults", collection="labels", tenant="acme")
+    assert own.decision == "ANSWERABLE" and own.evidence[0].doc_id == "amoxicillin"
 
 
 @pytest.mark.slow

@@ -21,11 +21,13 @@ Signals (all in ``details.answerability.signals``, thresholds beside them):
   the subject). ``coverage`` is the share of the weight the evidence holds,
   over the terms the collection contains (no evidence can hold the others).
 * **subject** (profiles with ``subject = "document"``): a question that names
-  no document must not name another subject: an unknown name, or a
+  no document must not name another subject: an unknown name, a
   name-like word the collection mentions only where labels list other
   drugs (``subject_sections``) and never in its lookup section ("what is
   naproxen" on a corpus whose ibuprofen label lists naproxen among its
-  interactions). A condition ("what treats gout") is not a subject.
+  interactions), or a medicine of the brand table no document holds (a
+  brand, or a one-word ingredient such as "clarithromycin", which an
+  amoxicillin label mentions in its indications). A condition ("what treats gout") is not a subject.
 * **dense**: the evidence's best cosine against a floor calibrated on the
   collection (:mod:`sectio.retrieve.calibration`).
 * **rerank**: with a reranker, its top score against ``rerank_floor``.
@@ -357,6 +359,7 @@ class Judge:
         #    (a lookup's phrase is a condition, never a subject)
         if self.settings.subject == "document" and outcome.route != "lookup":
             foreign = subjects.foreign(terms) if subjects is not None else []
+            foreign += [m for m in _medicines_elsewhere(turn) if m not in {*foreign, *unknown}]
             signals["other_subjects"] = foreign
             if unknown or foreign:
                 signals["rule"] = "subject"
@@ -509,7 +512,18 @@ class Judge:
         thresholds: dict[str, Any],
     ) -> Verdict:
         """A named document passes, unless a word right after its name names a product
-        the collection does not hold ("amoxicillin clavulanic acid")."""
+        the collection does not hold ("amoxicillin clavulanic acid"), or the question
+        names a brand that combines the document's ingredient with others the
+        collection does not hold ("is Augmentin the same as amoxicillin")."""
+        resolution = turn.details.get("doc_resolution") or {}
+        combined = [
+            b["brand"].casefold()
+            for b in resolution.get("brands_not_in_collection", ())
+            if b.get("combines") is not None and b.get("combines") == resolution.get("doc_id")
+        ]
+        if combined:
+            signals["rule"] = "combination_brand"
+            return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, combined)
         compound = [
             w
             for w in _compound_name(turn)
@@ -524,6 +538,16 @@ class Judge:
             return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, compound)
         signals["rule"] = "named_document"
         return Verdict(True, None, signals, thresholds)
+
+
+def _medicines_elsewhere(turn: Turn) -> list[str]:
+    """Medicines the question names that no document holds, by the resolver's brand table:
+    brands whose ingredients no document holds ("zoloft") and one-word ingredients no
+    document holds ("clarithromycin", which a label may mention among its interactions).
+    """
+    resolution = turn.details.get("doc_resolution") or {}
+    brands = [b["brand"].casefold() for b in resolution.get("brands_not_in_collection", ())]
+    return list(dict.fromkeys([*brands, *resolution.get("ingredients_not_in_collection", ())]))
 
 
 def _coverage(terms: Sequence[Term]) -> float:

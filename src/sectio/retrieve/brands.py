@@ -32,6 +32,7 @@ import gzip
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 
 from sectio.errors import ProfileError
@@ -151,6 +152,16 @@ class BrandTable:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    @cached_property
+    def ingredient_words(self) -> frozenset[str]:
+        """Every one-word ingredient of the table ("ampicillin", "prednisolone").
+
+        Each is a distinct medicine: never a typo of another name, and a
+        question naming one names that medicine.
+        """
+        sets = (s for group in self.entries.values() for s in group)
+        return frozenset(i for s in sets for i in s if " " not in i)
 
     def ingredients(self, brand: Tokens) -> tuple[tuple[str, ...], ...]:
         """The ingredient sets of ``brand`` (its tokens), empty when the table lacks it."""

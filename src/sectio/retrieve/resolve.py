@@ -123,6 +123,19 @@ class Resolver:
             for brand, ingredients in found
         ]
 
+    def _ingredients_elsewhere(self, question: str, held: frozenset[tuple[str, ...]]) -> list[str]:
+        """One-word ingredients of the brand table the question names (in question order,
+        each once) that no document of the tenant holds, common and routing words left out.
+        """
+        if self.brand_table is None:
+            return []
+        own = {word for key in held for name in key for word in name.split()}
+        words = self.brand_table.ingredient_words
+        found = [
+            w for w in tokens(question) if w in words and w not in own and self._usable_brand((w,))
+        ]
+        return list(dict.fromkeys(found))
+
     def _subjects(
         self, payloads: list[dict[str, Any]], catalog: DocCatalog, lexical: LexicalEncoder
     ) -> SubjectWords:
@@ -181,9 +194,17 @@ class Resolver:
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
         turn.details["doc_resolution"] = _doc_details(request.doc_id, named, catalog)
-        elsewhere = self._brands_elsewhere(request.question, self.view(scope).ingredients)
+        held = self.view(scope).ingredients
+        elsewhere = self._brands_elsewhere(request.question, held)
+        named_key = set(ingredient_key(catalog.display_name(doc_id))) if doc_id else set()
+        for brand in elsewhere:  # "Augmentin" next to amoxicillin: a combination of the document
+            if named_key and named_key < set(brand["ingredients"]):
+                brand["combines"] = doc_id
         if elsewhere:
             turn.details["doc_resolution"]["brands_not_in_collection"] = elsewhere
+        others = self._ingredients_elsewhere(request.question, held)
+        if others:
+            turn.details["doc_resolution"]["ingredients_not_in_collection"] = others
         if inherited:
             turn.details["doc_resolution"] = {"doc_id": doc_id, "how": "conversation"}
         turn.details["section_resolution"] = _section_details(request.section_key, match, matches)

@@ -23,8 +23,9 @@ document's ("Paxil" -> paroxetine) names that document, in the words no
 document name covers, exactly (never by typo), and only when no longer brand
 of the table starts there ("Advil PM" is not "Advil"). Such a resolution says
 so (``how="brand"``, ``brand`` with the brand and its ingredients). Every
-word of a one-word brand of the table is a distinct name, never a typo of
-another name ("Zoloft" is not corrected into a document).
+word of a one-word brand of the table, and every one-word ingredient of it,
+is a distinct name, never a typo of another name ("Zoloft" is not corrected
+into a document, nor "ampicillin" into amoxicillin).
 
 A brand alias that ends in a release-form designator or a strength
 ("Depakote ER", "Protonix Delayed-Release", "Dilantin-125") also names its
@@ -238,7 +239,8 @@ class DocCatalog:
             return cls(names, titles, protected, sections, known_words)
         brands = brand_table.names_for(titles, usable_brand)
         table = brand_table.entries.keys()
-        return cls(names, titles, protected, sections, known_words, brands, table)
+        known = frozenset(known_words) | brand_table.ingredient_words
+        return cls(names, titles, protected, sections, known, brands, table)
 
     def display_name(self, doc_id: str) -> str:
         """The document's title (its id when it has none)."""
