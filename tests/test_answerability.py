@@ -27,7 +27,10 @@ from tests.helpers.route_corpora import en_rows, write
 
 DOCS = {
     "install.md": "# Install\n\nInstall the controller with the installer script.\n",
-    "sync.md": "# Sync waves\n\nSync waves order the resources of an application sync.\n",
+    "sync.md": (
+        "# Sync waves\n\nSync waves order the resources of an application sync.\n\n"
+        "## Why does a `Wave` wait?\n\nEach wave waits until the previous one is healthy.\n"
+    ),
     "rbac.md": "# RBAC\n\nRoles grant users access to projects and applications.\n",
 }
 
@@ -296,7 +299,10 @@ def test_the_docs_planner_abstains_off_topic_and_scores_by_cosine(tmp_path: Path
 # --- the docs planner's rules: unknown names, guest names, its own floors ---------------
 GUEST_DOCS = {
     "install.md": "# Install\n\nInstall the controller, then sync it with the installer.\n",
-    "sync.md": "# Sync waves\n\nSync waves order the resources of an application sync.\n",
+    "sync.md": (
+        "# Sync waves\n\nSync waves order the resources of an application sync.\n\n"
+        "## Why does a `Wave` wait?\n\nEach wave waits until the previous one is healthy.\n"
+    ),
     "rbac.md": "# RBAC\n\nRoles grant users access to sync projects and applications.\n",
     "health.md": "# Health\n\nThe controller checks the health of synced services, Istio's too.\n",
 }
@@ -349,6 +355,19 @@ def test_a_guest_name_needs_closer_evidence_than_an_own_subject(tmp_path: Path) 
     # "Sync" is written with a capital too, but every page uses it: not a guest
     own_ans = own.details["answerability"]
     assert own.decision != "ABSTAIN" and own_ans["signals"]["guest_names"] == []
+
+
+@pytest.mark.slow
+def test_a_question_that_is_a_heading_of_the_collection_passes(tmp_path: Path) -> None:
+    # no cosine reaches a margin of 0.9, nor the highest catalog floor: only the heading rule
+    # can pass it, whether or not that section is among the evidence
+    sx, _ = _planner_home(tmp_path, planner_margin=0.9, catalog_percentile=100.0)
+    with sx:
+        heading = sx.ask("Why does a Wave wait?", collection="d", tenant="default")
+        other = sx.ask("Why does a wave stop?", collection="d", tenant="default")
+    assert heading.decision != "ABSTAIN"
+    assert heading.details["answerability"]["signals"]["rule"] == "named_heading"
+    assert other.decision == "ABSTAIN"
 
 
 @pytest.mark.slow

@@ -32,7 +32,7 @@ Signals (all in ``details.answerability.signals``, thresholds beside them):
   collection (:mod:`sectio.retrieve.calibration`).
 * **rerank**: with a reranker, its top score against ``rerank_floor``.
 * **docs planner** (a docs collection, no document named): a question that
-  is one of the evidence's headings word for word passes; an unknown name
+  is one of the collection's headings word for word passes; an unknown name
   abstains (``rule = "unknown_name"``); ``guest_names`` are words written
   with a capital that the collection mentions in at most ``guest_share`` of
   its chunks (another product, mentioned in passing: "What is Istio?" on
@@ -109,12 +109,15 @@ class TermStats:
 
     ``chunks`` is the number of points counted, ``df`` maps a term id
     (:meth:`LexicalEncoder.terms`) to the points holding it, ``words`` is every
-    normalized word of every text (for "occurs verbatim in the collection").
+    normalized word of every text (for "occurs verbatim in the collection"),
+    ``headings`` every section title's words (a question that is one of them
+    names that section).
     """
 
     chunks: int
     df: Mapping[int, int]
     words: frozenset[str] = frozenset()
+    headings: frozenset[tuple[str, ...]] = frozenset()
 
     @classmethod
     def from_payloads(
@@ -123,6 +126,7 @@ class TermStats:
         """Statistics over stored records (title, section title and text of each)."""
         df: Counter[int] = Counter()
         words: set[str] = set()
+        headings: set[tuple[str, ...]] = set()
         n = 0
         for p in payloads:
             text = " ".join(
@@ -131,7 +135,9 @@ class TermStats:
             n += 1
             df.update(lexical.terms(text))
             words.update(tokens(text))
-        return cls(n, dict(df), frozenset(words))
+            if p.get("section_title"):
+                headings.add(tokens(plain_words(str(p["section_title"]))))
+        return cls(n, dict(df), frozenset(words), frozenset(headings))
 
     @property
     def max_idf(self) -> float:
@@ -418,7 +424,7 @@ class Judge:
         A docs collection is about one product; a question about another one
         ("What is Istio?", "How do I rename a Flux Kustomization?") still finds
         its words here, so coverage says little. In order: a question that
-        is word for word one of the evidence's section headings passes (it
+        is word for word one of the collection's section headings passes (it
         names that section, as a FAQ heading does); an unknown name
         (a name-like word the collection never contains) abstains; a *guest
         name* (a word written with a capital that the collection mentions in
@@ -435,7 +441,7 @@ class Judge:
         best, dense_floor = dense
         assert turn.outcome is not None
         asked = tokens(plain_words(turn.question))
-        if any(tokens(plain_words(e.section_title or "")) == asked for e in turn.outcome.evidence):
+        if asked in stats.headings:
             signals["rule"] = "named_heading"  # the question is a heading of the collection
             return Verdict(True, None, signals, thresholds)
         unknown = [t.word for t in terms if t.unknown_name]
