@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from sectio import Sectio, Settings
 from sectio.cli import main
 from sectio.cli.base import cli
+from sectio.cli.commands.ask import abstention_lines
 from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
 from sectio.retrieve.decision import decide
@@ -249,6 +250,28 @@ def test_cli_ask_json_and_human(sx: Sectio, monkeypatch: pytest.MonkeyPatch) -> 
     )
     assert flags.exit_code == 0 and "via section: metformin / indications_and_usage" in flags.output
     assert "ask" in runner.invoke(cli, ["--help"]).output
+
+
+def test_an_abstention_says_why_in_the_human_output(sx: Sectio) -> None:
+    answered = sx.ask("who should not take glucophage", collection="t", tenant="a")
+    assert abstention_lines(answered) == []  # only an ABSTAIN explains itself
+    why = {
+        "answerability": {
+            "signals": {"rule": "subject"},
+            "uncovered": ["zoloft"],
+            "brands_not_in_collection": [{"brand": "Zoloft", "read_as": "Zoloft -> sertraline"}],
+            "closest_documents": [
+                {"doc_id": "metformin", "doc_title": "Metformin", "score": 0.4},
+                {"doc_id": "x", "doc_title": None, "score": 0.3},
+            ],
+        }
+    }
+    abstained = answered.model_copy(update={"decision": "ABSTAIN", "details": why})
+    assert abstention_lines(abstained) == [
+        "  rule subject: not covered: zoloft",
+        "  no document of: Zoloft -> sertraline",
+        "  closest documents: Metformin, x",
+    ]
 
 
 def test_cli_errors_are_one_line(

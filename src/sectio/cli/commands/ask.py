@@ -27,6 +27,8 @@ def print_result(result: RetrievalResult) -> None:
     click.echo(
         f"{result.decision} ({result.reason}) via {result.route}" + (f": {where}" if where else "")
     )
+    for line in abstention_lines(result):
+        click.echo(line)
     if result.route == "lookup":
         for doc in result.details.get("documents", []):
             click.echo(f"  {doc['doc_id']} [{doc['score']:.3f}] {doc.get('doc_title') or ''}")
@@ -42,6 +44,28 @@ def print_result(result: RetrievalResult) -> None:
         click.echo(f"omitted ({reason}): {', '.join(ids)}")
     if result.trace_id:
         click.echo(f"trace {result.trace_id}")
+
+
+def abstention_lines(result: RetrievalResult) -> list[str]:
+    """Why an ``ABSTAIN`` abstained, for a person (``details.answerability`` has it all).
+
+    In order: the rule that decided and what the evidence does not cover, the
+    brands read as medicines the collection holds no label of, and the closest
+    documents (what the collection does cover). Nothing for other decisions.
+    """
+    ans = (result.details or {}).get("answerability") or {}
+    if result.decision != "ABSTAIN" or not ans:
+        return []
+    rule = (ans.get("signals") or {}).get("rule")
+    uncovered = ans.get("uncovered") or []
+    lines = [f"  rule {rule}" + (f": not covered: {', '.join(uncovered)}" if uncovered else "")]
+    brands = [b["read_as"] for b in ans.get("brands_not_in_collection") or []]
+    if brands:
+        lines.append(f"  no document of: {', '.join(brands)}")
+    closest = [d.get("doc_title") or d["doc_id"] for d in ans.get("closest_documents") or []]
+    if closest:
+        lines.append(f"  closest documents: {', '.join(closest)}")
+    return lines
 
 
 def omitted_reasons(result: RetrievalResult) -> list[tuple[str, list[str]]]:
