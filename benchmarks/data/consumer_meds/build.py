@@ -316,6 +316,23 @@ def norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
+def write_qrels(out: Path, items: list[dict]) -> dict[str, list[tuple[str, str, int]]]:
+    """``out/qrels/{dev,holdout,all}.tsv``: a row (score 1) per gold ``doc#section`` of each
+    item, in item order, under its ``metadata.split`` and in ``all``; the rows, by file."""
+    qrels: dict[str, list[tuple[str, str, int]]] = {"dev": [], "holdout": [], "all": []}
+    for it in items:
+        for g in it["metadata"]["gold"]:
+            row = (it["_id"], g, 1)
+            qrels["all"].append(row)
+            qrels[it["metadata"]["split"]].append(row)
+    for name, rows in qrels.items():
+        with open(out / "qrels" / f"{name}.tsv", "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+            w.writerow(["query-id", "corpus-id", "score"])
+            w.writerows(rows)
+    return qrels
+
+
 def provenance(source_key: str, source_id: str) -> dict[str, str]:
     """Where a question's text comes from: its dataset, repository, commit, field,
     licence and audience (the metadata keys every set built from SOURCES carries)."""
@@ -464,19 +481,8 @@ def main() -> None:
         for it in items:
             fh = u if it["metadata"]["set"] == "unanswerable" else q
             fh.write(json.dumps(it, ensure_ascii=False) + "\n")
-    qrels = {"dev": [], "holdout": [], "all": []}
-    for it in items:
-        m = it["metadata"]
-        if m["set"] in ("on_corpus", "no_drug"):
-            for g in m["gold"]:
-                row = (it["_id"], g, 1)
-                qrels["all"].append(row)
-                qrels[m["split"]].append(row)
-    for name, rows in qrels.items():
-        with open(out / "qrels" / f"{name}.tsv", "w", encoding="utf-8", newline="") as fh:
-            w = csv.writer(fh, delimiter="\t", lineterminator="\n")
-            w.writerow(["query-id", "corpus-id", "score"])
-            w.writerows(rows)
+    graded = [it for it in items if it["metadata"]["set"] in ("on_corpus", "no_drug")]
+    qrels = write_qrels(out, graded)
 
     c = Counter((it["metadata"]["set"], it["metadata"]["split"]) for it in items)
     for st in set_order:

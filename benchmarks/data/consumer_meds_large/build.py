@@ -26,7 +26,6 @@ whitespace is stripped). Nothing is paraphrased here. Standard library only.
 from __future__ import annotations
 
 import argparse
-import csv
 import gzip
 import hashlib
 import importlib.util
@@ -150,17 +149,7 @@ def write(items: list[dict], out: Path) -> None:
     with open(out / "queries.jsonl", "w", encoding="utf-8") as fh:
         for it in items:
             fh.write(json.dumps(it, ensure_ascii=False) + "\n")
-    qrels: dict[str, list] = {"dev": [], "holdout": [], "all": []}
-    for it in items:
-        for g in it["metadata"]["gold"]:
-            row = (it["_id"], g, 1)
-            qrels["all"].append(row)
-            qrels[it["metadata"]["split"]].append(row)
-    for name, rows in qrels.items():
-        with open(out / "qrels" / f"{name}.tsv", "w", encoding="utf-8", newline="") as fh:
-            w = csv.writer(fh, delimiter="\t", lineterminator="\n")
-            w.writerow(["query-id", "corpus-id", "score"])
-            w.writerows(rows)
+    qrels = cm.write_qrels(out, items)
     c = Counter((it["metadata"]["audience"], it["metadata"]["split"]) for it in items)
     for aud in ("consumer", "clinician", "templated"):
         print(f"{aud:10s} dev={c[(aud, 'dev')]:4d} holdout={c[(aud, 'holdout')]:4d}")
