@@ -322,13 +322,14 @@ class Judge:
         *,
         dense_floor: float | None,
         subjects: SubjectWords | None = None,
-        catalog: CatalogMatch | None = None,
+        catalog: Callable[[], CatalogMatch | None] | None = None,
     ) -> Verdict:
         """The verdict on ``turn``'s outcome (which must be set).
 
         ``subjects``: the words that name this collection's subjects and the
         others it mentions (needed for ``subject = "document"``); ``catalog``:
-        the question against a docs collection's page catalog (the docs planner).
+        the question against a docs collection's page catalog (the docs planner's
+        last rule; called only when a question reaches it).
         """
         outcome = turn.outcome
         assert outcome is not None
@@ -415,7 +416,7 @@ class Judge:
         terms: Sequence[Term],
         stats: TermStats,
         dense: tuple[float, float],
-        catalog: CatalogMatch | None,
+        catalog: Callable[[], CatalogMatch | None] | None,
         signals: dict[str, Any],
         thresholds: dict[str, Any],
     ) -> Verdict | None:
@@ -470,9 +471,12 @@ class Judge:
 
     @staticmethod
     def _catalog(
-        catalog: CatalogMatch | None, signals: dict[str, Any], thresholds: dict[str, Any]
+        read: Callable[[], CatalogMatch | None] | None,
+        signals: dict[str, Any],
+        thresholds: dict[str, Any],
     ) -> Verdict | None:
         """The docs planner's last rule: some page must be closer than unrelated questions get."""
+        catalog = read() if read is not None else None
         if catalog is None:
             return None
         signals["catalog_best"] = round(catalog.best, 4)

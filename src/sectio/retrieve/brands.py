@@ -34,6 +34,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
+from typing import Any
 
 from sectio.errors import ProfileError
 from sectio.retrieve.text import Tokens, tokens
@@ -107,6 +108,14 @@ class BrandName:
     def display(self) -> str:
         """The brand as a reader writes it ("Effexor XR")."""
         return " ".join(w.upper() if len(w) <= 3 else w.capitalize() for w in self.brand)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The brand, its ingredients and how it was read ("Paxil -> paroxetine")."""
+        return {
+            "brand": self.display,
+            "ingredients": list(self.ingredients),
+            "read_as": f"{self.display} -> {', '.join(self.ingredients)}",
+        }
 
 
 class BrandTable:

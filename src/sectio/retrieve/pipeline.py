@@ -35,6 +35,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from sectio import telemetry
@@ -292,9 +293,7 @@ class Router:
         floor = None
         if outcome.route not in ans.EXACT_ROUTES and outcome.evidence:
             floor = self.dense_floor(scope)
-        catalog = None
-        if outcome.route == ans.PLANNER_ROUTE and outcome.evidence:
-            catalog = self.catalog_match(scope, turn.question)
+        catalog = partial(self.catalog_match, scope, turn.question)  # read by the planner's rules
         verdict = self.judge.judge(
             turn, view.stats, dense_floor=floor, subjects=view.subjects, catalog=catalog
         )

@@ -15,6 +15,7 @@ read and how (``flag``, ``exact``, ``folded``, ``fuzzy``, ``phrase``, ``none``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,11 @@ class CorpusView:
     stats: TermStats
     subjects: SubjectWords
     ingredients: frozenset[tuple[str, ...]] = frozenset()
+
+    @functools.cached_property
+    def ingredient_words(self) -> frozenset[str]:
+        """Every word of the documents' ingredients (what no other medicine can be)."""
+        return frozenset(word for key in self.ingredients for name in key for word in name.split())
 
 
 class Resolver:
@@ -113,23 +119,15 @@ class Resolver:
         if self.brand_table is None:
             return []
         found = self.brand_table.unmatched(tokens(question), held, self._usable_brand)
-        return [
-            {
-                "brand": BrandName(brand, "", ingredients).display,
-                "ingredients": list(ingredients),
-                "read_as": f"{BrandName(brand, '', ingredients).display} -> "
-                + ", ".join(ingredients),
-            }
-            for brand, ingredients in found
-        ]
+        return [BrandName(brand, "", ingredients).as_dict() for brand, ingredients in found]
 
-    def _ingredients_elsewhere(self, question: str, held: frozenset[tuple[str, ...]]) -> list[str]:
+    def _ingredients_elsewhere(self, question: str, own: frozenset[str]) -> list[str]:
         """One-word ingredients of the brand table the question names (in question order,
-        each once) that no document of the tenant holds, common and routing words left out.
+        each once) that no document of the tenant holds (``own``: the words of theirs),
+        common and routing words left out.
         """
         if self.brand_table is None:
             return []
-        own = {word for key in held for name in key for word in name.split()}
         words = self.brand_table.ingredient_words
         found = [
             w for w in tokens(question) if w in words and w not in own and self._usable_brand((w,))
@@ -194,15 +192,15 @@ class Resolver:
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
         turn.details["doc_resolution"] = _doc_details(request.doc_id, named, catalog)
-        held = self.view(scope).ingredients
-        elsewhere = self._brands_elsewhere(request.question, held)
+        view = self.view(scope)
+        elsewhere = self._brands_elsewhere(request.question, view.ingredients)
         named_key = set(ingredient_key(catalog.display_name(doc_id))) if doc_id else set()
         for brand in elsewhere:  # "Augmentin" next to amoxicillin: a combination of the document
             if named_key and named_key < set(brand["ingredients"]):
                 brand["combines"] = doc_id
         if elsewhere:
             turn.details["doc_resolution"]["brands_not_in_collection"] = elsewhere
-        others = self._ingredients_elsewhere(request.question, held)
+        others = self._ingredients_elsewhere(request.question, view.ingredient_words)
         if others:
             turn.details["doc_resolution"]["ingredients_not_in_collection"] = others
         if inherited:

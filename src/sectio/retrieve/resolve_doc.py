@@ -125,13 +125,7 @@ class DocResolution:
         if self.typo is not None:
             out["typo"] = {"word": self.typo[0], "distance": self.typo[1]}
         if self.brand is not None:
-            ingredients = ", ".join(self.brand.ingredients)
-            out["brand"] = {
-                "via": "brand_table",
-                "brand": self.brand.display,
-                "ingredients": list(self.brand.ingredients),
-                "read_as": f"{self.brand.display} -> {ingredients}",
-            }
+            out["brand"] = {"via": "brand_table", **self.brand.as_dict()}
         return out
 
 
