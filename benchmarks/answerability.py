@@ -160,7 +160,8 @@ MARGINS = ((0.0, 0.20), (0.05, 0.25), (0.10, 0.30), (0.10, 0.40), (0.15, 0.30), 
 
 
 def planner_abstains(row: Row, planner: float, guest: float) -> bool:
-    """Whether a docs-planner row abstains under these margins (earlier rules kept)."""
+    """Whether a docs-planner row abstains under these margins (earlier rules kept): its
+    best cosine, and with guest names the best cosine of the evidence naming each one."""
     sig = row.answerability.get("signals") or {}
     if sig.get("rule") not in ("covered", "dense", "guest_name"):
         return row.abstained
@@ -168,7 +169,9 @@ def planner_abstains(row: Row, planner: float, guest: float) -> bool:
     best = sig.get("best_dense")
     if floor is None or best is None:
         return row.abstained
-    return best < floor + (guest if sig.get("guest_names") else planner)
+    if sig.get("guest_names"):
+        return min(best, *(sig.get("guest_cosines") or {}).values()) < floor + guest
+    return best < floor + planner
 
 
 def planner_curve(rows: list[Row]) -> None:

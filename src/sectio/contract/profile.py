@@ -141,9 +141,10 @@ class AnswerabilitySettings(_Strict):
     collection never contains, and needs its best cosine ``planner_margin``
     above the calibrated floor, or ``guest_margin`` above it when the question
     writes with a capital a word the collection mentions in at most
-    ``guest_share`` of its chunks (another product, mentioned in passing).
-    Last, its closest page must be closer than general-knowledge questions
-    come to the page catalog: the ``catalog_percentile`` of their best
+    ``guest_share`` of its chunks (another product, mentioned in passing);
+    then an evidence row naming that word must reach it too. Last, its
+    closest page must be closer than general-knowledge questions come to
+    the page catalog: the ``catalog_percentile`` of their best
     cosines among the catalog entries (None: no such rule).
     Chosen on the Argo CD dev questions (benchmarks/answerability.py).
     """

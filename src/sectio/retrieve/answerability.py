@@ -37,8 +37,10 @@ Signals (all in ``details.answerability.signals``, thresholds beside them):
   with a capital that the collection mentions in at most ``guest_share`` of
   its chunks (another product, mentioned in passing: "What is Istio?" on
   Argo CD's docs); the best cosine must reach the calibrated floor plus
-  ``guest_margin`` with a guest name (``rule = "guest_name"``), plus
-  ``planner_margin`` without one (``rule = "dense"``); last, the question's
+  ``guest_margin`` with a guest name, and so must an evidence row that
+  names each guest (``rule = "guest_name"``; ``guest_cosines``,
+  ``guest_names_far``), plus ``planner_margin`` without one
+  (``rule = "dense"``); last, the question's
   closest page (its best cosine among the catalog entries, one per page) must
   be closer than general-knowledge questions come to the catalog (the
   ``catalog_percentile`` of theirs; ``rule = "catalog"``).
@@ -231,12 +233,15 @@ def plain_words(question: str) -> str:
 def capitalised_words(question: str) -> list[str]:
     """The words written with a capital inside the question (not its first word), lowercased.
 
+    A hyphenated compound gives its parts written with a capital, as the
+    question's terms split it ("Envoy-based" -> "envoy", "non-Istio" -> "istio").
+
     Example:
-        >>> capitalised_words("What is Istio? How does Flux compare")
-        ['istio', 'how', 'flux']
+        >>> capitalised_words("What is Istio? How does Envoy-based non-Flux work")
+        ['istio', 'how', 'envoy', 'flux']
     """
     words = _WORD.findall(plain_words(question))
-    return [w.lower() for w in words[1:] if w[0].isupper()]
+    return [p.lower() for w in words[1:] for p in w.split("-") if p[:1].isupper()]
 
 
 #: Endings of inflected words ("meds", "thinners", "blurry", "blockers"): a common stem
@@ -431,7 +436,9 @@ class Judge:
         name* (a word written with a capital that the collection mentions in
         at most ``guest_share`` of its chunks: another product it mentions in
         passing) needs evidence at least ``guest_margin`` above the calibrated
-        floor; any other question ``planner_margin`` above it. Last, a question
+        floor, and that close evidence must name each guest (a close page that
+        never names it is about something else: :meth:`_guest_cosines`); any
+        other question needs evidence ``planner_margin`` above it. Last, a question
         whose closest page (``catalog``: its best cosine among the page catalog
         entries) is no closer than general-knowledge questions come to the
         catalog is about no page (``rule = "catalog"``): evidence passages can
@@ -463,11 +470,28 @@ class Judge:
             planner_floor=round(dense_floor + cfg.planner_margin, 4),
             guest_floor=round(dense_floor + cfg.guest_margin, 4),
         )
-        if best >= floor:
+        near = self._guest_cosines(guests, by_word, turn.outcome.evidence)
+        far = [w for w, cosine in near.items() if cosine < floor]
+        signals.update(guest_cosines={w: round(c, 4) for w, c in near.items()}, guest_names_far=far)
+        if best >= floor and not far:
             return self._catalog(catalog, signals, thresholds)
         signals["rule"] = "guest_name" if guests else "dense"
         reason = SUBJECT_NOT_IN_CORPUS if guests else WEAK_EVIDENCE
-        return Verdict(False, reason, signals, thresholds, guests)
+        return Verdict(False, reason, signals, thresholds, far or guests)
+
+    def _guest_cosines(
+        self, guests: Sequence[str], by_word: Mapping[str, Term], evidence: Sequence[Evidence]
+    ) -> dict[str, float]:
+        """Each guest name's best cosine among the evidence rows that hold it (0.0: none
+        does), in the order of ``guests``.
+
+        Evidence close to a question about another product must be where the
+        collection talks about that product: a close row that never names it
+        ("Flux release cadence" against Argo CD's own release page, where Flux
+        is named only in a distant upgrade note) is about something else.
+        """
+        rows = [(e.score, _evidence_terms([e], self.lexical)) for e in evidence] if guests else []
+        return {w: max((s for s, ids in rows if by_word[w].ids & ids), default=0.0) for w in guests}
 
     @staticmethod
     def _catalog(
