@@ -256,6 +256,26 @@ def test_a_medicine_the_labels_only_mention_is_another_subject(brands_home: Sect
 
 
 @pytest.mark.slow
+def test_a_combination_named_by_its_ingredients_is_another_product(brands_home: Sectio) -> None:
+    # Augmentin written as its ingredients, the acid as the table's salt: not amoxicillin's label
+    combo = brands_home.ask(
+        "What are the side effects of Amoxicillin and Clavulanic Acid?",
+        collection="labels",
+        tenant="acme",
+    )
+    assert (combo.decision, combo.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert combo.details["answerability"]["signals"]["rule"] == "combination_ingredients"
+    assert combo.details["answerability"]["uncovered"] == ["clavulanate"]
+    assert combo.evidence == []
+    # two medicines that no product of the table combines: a question about both, not a product
+    pair = brands_home.ask(
+        "Can I take amoxicillin and clarithromycin together?", collection="labels", tenant="acme"
+    )
+    assert "combined_with" not in pair.details["doc_resolution"]
+    assert pair.details["answerability"]["signals"].get("rule") != "combination_ingredients"
+
+
+@pytest.mark.slow
 def test_a_common_word_brand_does_not_hijack_the_question(brands_home: Sectio) -> None:
     # "Today" is a brand of nonoxynol 9 in the FDA table; here it is the adverb
     result = brands_home.ask("what can I take today for pain", collection="labels", tenant="acme")

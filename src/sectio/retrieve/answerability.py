@@ -548,7 +548,8 @@ class Judge:
         """A named document passes, unless a word right after its name names a product
         the collection does not hold ("amoxicillin clavulanic acid"), or the question
         names a brand that combines the document's ingredient with others the
-        collection does not hold ("is Augmentin the same as amoxicillin")."""
+        collection does not hold ("is Augmentin the same as amoxicillin"), or names such a
+        combination by its ingredients ("amoxicillin and clavulanic acid")."""
         resolution = turn.details.get("doc_resolution") or {}
         combined = [
             b["brand"].casefold()
@@ -558,6 +559,11 @@ class Judge:
         if combined:
             signals["rule"] = "combination_brand"
             return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, combined)
+        with_others = resolution.get("combined_with") or {}
+        if with_others.get("doc_id") == resolution.get("doc_id") and with_others.get("ingredients"):
+            signals["rule"] = "combination_ingredients"
+            others = list(with_others["ingredients"])
+            return Verdict(False, SUBJECT_NOT_IN_CORPUS, signals, thresholds, others)
         compound = [
             w
             for w in _compound_name(turn)

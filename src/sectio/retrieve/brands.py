@@ -172,6 +172,28 @@ class BrandTable:
         sets = (s for group in self.entries.values() for s in group)
         return frozenset(i for s in sets for i in s if " " not in i)
 
+    @cached_property
+    def products(self) -> frozenset[tuple[str, ...]]:
+        """Every ingredient set of the table: the products, each as :func:`ingredient_key`."""
+        return frozenset(s for group in self.entries.values() for s in group)
+
+    def ingredient_at(self, words: Tokens, i: int) -> str | None:
+        """The one-word ingredient that ``words[i]`` names, or None: the word itself, or an
+        acid written as the salt the table lists ("clavulanic acid" is clavulanate).
+
+        Example:
+            >>> t = BrandTable.parse(["augmentin\tamoxicillin; clavulanate potassium"])
+            >>> t.ingredient_at(("clavulanic", "acid"), 0), t.ingredient_at(("acid",), 0)
+            ('clavulanate', None)
+        """
+        word = words[i]
+        if word in self.ingredient_words:
+            return word
+        if word.endswith("ic") and words[i + 1 : i + 2] == ("acid",):
+            salt = word[:-2] + "ate"
+            return salt if salt in self.ingredient_words else None
+        return None
+
     def ingredients(self, brand: Tokens) -> tuple[tuple[str, ...], ...]:
         """The ingredient sets of ``brand`` (its tokens), empty when the table lacks it."""
         return self.entries.get(brand, ())

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,11 +128,35 @@ class Resolver:
         """
         if self.brand_table is None:
             return []
-        words = self.brand_table.ingredient_words
-        found = [
-            w for w in tokens(question) if w in words and w not in own and self._usable_brand((w,))
-        ]
+        words = tokens(question)
+        named = (self.brand_table.ingredient_at(words, i) for i in range(len(words)))
+        found = [w for w in named if w and w not in own and self._usable_brand((w,))]
         return list(dict.fromkeys(found))
+
+    def _combined_ingredients(
+        self,
+        question: str,
+        spans: Sequence[tuple[int, int]],
+        named_key: set[str],
+        others: Collection[str],
+    ) -> list[str]:
+        """Ingredients no document holds that the question writes right after the named
+        document's name, joined by "and", "&", a space, hyphen, slash or plus, when with the
+        document's ingredients they make a product of the brand table: "amoxicillin and
+        clavulanic acid" names that combination, not amoxicillin (in question order, each once).
+        """
+        if self.brand_table is None or not named_key or not others:
+            return []
+        words = tokens(question)
+        found: list[str] = []
+        for _start, end in spans:
+            at = end + 1 if words[end : end + 1] in (("and",), ("&",)) else end
+            name = self.brand_table.ingredient_at(words, at) if at < len(words) else None
+            if name is None or name not in others or name in found:
+                continue
+            if tuple(sorted(named_key | {name})) in self.brand_table.products:
+                found.append(name)
+        return found
 
     def _subjects(
         self, payloads: list[dict[str, Any]], catalog: DocCatalog, lexical: LexicalEncoder
@@ -203,6 +227,12 @@ class Resolver:
         others = self._ingredients_elsewhere(request.question, view.ingredient_words)
         if others:
             turn.details["doc_resolution"]["ingredients_not_in_collection"] = others
+        combined = self._combined_ingredients(request.question, spans, named_key, others)
+        if combined and doc_id:
+            turn.details["doc_resolution"]["combined_with"] = {
+                "doc_id": doc_id,
+                "ingredients": combined,
+            }
         if inherited:
             turn.details["doc_resolution"] = {"doc_id": doc_id, "how": "conversation"}
         turn.details["section_resolution"] = _section_details(request.section_key, match, matches)
