@@ -257,3 +257,43 @@ def test_a_stand_in_scores_its_own_and_the_absent_sections_examples() -> None:
     assert c.rank(query, {"a", "b", "s"}) == [("s", 1.0), ("a", 0.0), ("b", 0.0)]
     # a stand-in the document lacks lends nothing
     assert c.rank(query, {"a"}) == [("a", 0.0)]
+
+
+def test_two_documents_without_a_phrase_get_the_examples_section_of_each(sx: Sectio) -> None:
+    result = sx.ask("who must never take metformin or warfarin", collection="en")
+    assert result.route == "section" and result.details["intent"]["choice"] == "section"
+    assert result.details["documents"] == ["metformin", "warfarin"]
+    assert [(e.section_key, e.doc_id) for e in result.evidence] == [
+        ("contraindications", "metformin"),
+        ("contraindications", "warfarin"),
+    ]
+    whole = sx.ask("metformin or ibuprofen pills a day", collection="en")
+    assert [(e.doc_id, e.part_index) for e in whole.evidence] == [
+        ("metformin", 0),
+        ("metformin", 1),
+        ("ibuprofen", 0),
+    ]
+    assert {e.section_key for e in whole.evidence} == {"dosage_and_administration"}
+
+
+def test_two_documents_read_by_the_examples_skip_one_without_the_section(sx: Sectio) -> None:
+    result = sx.ask("who must never take metformin or ibuprofen", collection="en")
+    assert result.details["documents"] == ["metformin", "ibuprofen"]
+    assert [(e.section_key, e.doc_id) for e in result.evidence] == [
+        ("contraindications", "metformin")
+    ]
+
+
+def test_two_documents_and_a_weak_reading_keep_the_fallback_search(sx: Sectio) -> None:
+    result = sx.ask("metformin or warfarin glycemic control renal", collection="en")
+    assert result.route == "fallback_search"
+    assert result.details["intent"]["choice"] == "free_form"
+    assert "documents" not in result.details
+
+
+def test_two_documents_read_by_the_examples_stay_in_the_callers_tenant(tmp_path: Path) -> None:
+    s = _sectio(tmp_path, "upset my tummy", tenants=("a", "b"))
+    for tenant in ("a", "b"):
+        result = s.ask("who must never take metformin or warfarin", collection="en", tenant=tenant)
+        assert result.details["documents"] == ["metformin", "warfarin"]
+        assert len(result.evidence) == 2 and {e.tenant for e in result.evidence} == {tenant}

@@ -70,6 +70,9 @@ NO_PHRASE = [
     ("would gabapentin be a sensible choice for shingles nerve pain", "indications_and_usage"),
     ("is sertraline a problem for a patient with narrow angle glaucoma", "contraindications"),
     ("since starting metoprolol i feel cold all the time", "adverse_reactions"),
+    # routed by the 2026-12-01 examples (free-form before them)
+    ("could the new symptoms my mother has be coming from lisinopril", "adverse_reactions"),
+    ("is metoprolol a bad choice for someone with emphysema", "contraindications"),
 ]
 
 

@@ -211,7 +211,8 @@ class Resolver:
         else:
             docs_named = named.candidates if named is not None else ()
         stand_ins = {s.key: s.stand_in for s in self.profile.sections if s.stand_in}
-        match = _first_present(matches, [catalog.sections_of(d) for d in docs_named], stand_ins)
+        sections_named = tuple(catalog.sections_of(d) for d in docs_named)
+        match = _first_present(matches, list(sections_named), stand_ins)
         section = request.section_key or (match.key if match else None)
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
@@ -238,7 +239,7 @@ class Resolver:
         turn.details["section_resolution"] = _section_details(request.section_key, match, matches)
         also = None
         if section and match is not None and not request.section_key:
-            present = {k for d in docs_named for k in catalog.sections_of(d)}
+            present = {k for keys in sections_named for k in keys}
             joiners = self.profile.intent.joiners
             also = joined_match(request.question, spans, matches, match, joiners, present)
         if also is not None:
@@ -256,6 +257,7 @@ class Resolver:
             section_forced=bool(request.section_key),
             display_name=catalog.display_name(doc_id) if doc_id else None,
             sections_of_doc=catalog.sections_of(doc_id) if doc_id else frozenset(),
+            sections_named=sections_named,
             inherited=inherited,
             also=also.key if also is not None else None,
         )

@@ -8,7 +8,7 @@ first with an outcome answers.
 ``lookup``             ``turn_type="lookup"``: phrase -> documents (nothing resolved).
 ``section``            document and section known: the whole section, in order.
 ``overview``           a bare document name (or ``turn_type="overview"``).
-``section`` (intent)   a document, no section phrase: the section its example questions say.
+``section`` (intent)   a document (or several), no section phrase: the section its examples say.
 ``free_form``          a document, no section: its chunks by relevance.
 ``section`` (several)  several documents named and a section: each one's section.
 ``fallback_search``    no document: hybrid search over the collection (always answers).

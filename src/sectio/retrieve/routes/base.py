@@ -44,6 +44,7 @@ class Resolution:
         section_forced: the caller gave the section (its absence is then the answer).
         display_name: the document's title (its id when it has none).
         sections_of_doc: the sections holding prose of ``doc_id`` (empty when unknown).
+        sections_named: the sections holding prose of each of ``docs_named``, in order.
         inherited: ``doc_id`` is the conversation's previous document (the
             question named none).
         also: a second section the question asks for, its phrase joined to the
@@ -60,6 +61,7 @@ class Resolution:
     section_forced: bool
     display_name: str | None = None
     sections_of_doc: frozenset[str] = frozenset()
+    sections_named: tuple[frozenset[str], ...] = ()
     inherited: bool = False
     also: str | None = None
 
