@@ -220,14 +220,17 @@ def test_vietnamese_joiners_name_two_sections(tmp_path: Path) -> None:
     assert [e.section_key for e in alone.evidence] == ["chong_chi_dinh"]
 
 
-def _with_storage(tmp_path: Path, stand_in: str) -> Sectio:
-    """The test profile plus a ``storage_and_handling`` section no document has."""
+def _with_storage(tmp_path: Path, stand_in: str, extra: str = "") -> Sectio:
+    """The test profile plus a ``storage_and_handling`` section no document has (and
+    ``extra`` sections)."""
     text = PROFILE.replace("EXAMPLE", '"upset my tummy"') + (
         '[[sections]]\nkey = "storage_and_handling"\n'
         f"{stand_in}"
         'examples = ["keep it in the fridge"]\n'
+        'phrases = ["stored"]\n'
+        f"{extra}"
     )
-    name = "stand-in" if stand_in else "no-stand-in"
+    name = f"stand-in-{abs(hash(stand_in))}" if stand_in else "no-stand-in"
     profile = tmp_path / f"{name}.toml"
     profile.write_text(text)
     s = Sectio(Settings(home=tmp_path / name, embedder="fake"))
@@ -297,3 +300,39 @@ def test_two_documents_read_by_the_examples_stay_in_the_callers_tenant(tmp_path:
         result = s.ask("who must never take metformin or warfarin", collection="en", tenant=tenant)
         assert result.details["documents"] == ["metformin", "warfarin"]
         assert len(result.evidence) == 2 and {e.tenant for e in result.evidence} == {tenant}
+
+
+def test_stand_ins_in_order_the_first_the_document_has_scores_the_examples() -> None:
+    vectors = np.eye(4, dtype=np.float32)
+    c = IntentClassifier(("a", "b", "x", "s"), vectors, k=1, stand_ins={"s": ("x", "b")})
+    query = np.array([0.0, 0.0, 0.0, 1.0], dtype=np.float32)
+    assert c.rank(query, {"a", "b"})[0] == ("b", 1.0)  # x absent: the next stand-in
+    assert c.rank(query, {"a", "b", "x"})[0] == ("x", 1.0)  # x first when present
+
+
+def test_a_phrase_of_an_absent_section_goes_to_the_first_stand_in_present(
+    tmp_path: Path,
+) -> None:
+    lent = _with_storage(
+        tmp_path,
+        'stand_in = ["how_supplied", "warnings_and_cautions"]\n',
+        extra='[[sections]]\nkey = "how_supplied"\n',
+    ).ask("how should metformin be stored", collection="en")
+    assert lent.resolved_section_key == "warnings_and_cautions"  # no document has how_supplied
+    assert lent.details["section_resolution"]["phrase"] == "stored"
+
+
+@pytest.mark.slow
+def test_a_misspelt_phrase_word_routes_and_says_how_it_was_read(tmp_path: Path) -> None:
+    # the real model's vocabulary says which words are common (never corrected);
+    # the fake embedder counts every word as one token, so every word is common there
+    profile = tmp_path / "typo.toml"
+    profile.write_text(PROFILE.replace("EXAMPLE", '"upset my tummy"'))
+    sx = Sectio(Settings(home=tmp_path / "home", embedder="minilm", traces=False))
+    sx.ingest(write(tmp_path, "en", en_rows()), profile=str(profile), collection="en")
+    result = sx.ask("metformin side efects", collection="en")
+    assert (result.route, result.resolved_section_key) == ("section", "adverse_reactions")
+    typo = result.details["section_resolution"]["typo"]
+    assert typo == [{"word": "efects", "read_as": "effects"}]
+    # a word of the collection is never read as another ("tablets" is in the labels)
+    assert "typo" not in sx.ask("metformin tablets", collection="en").details["section_resolution"]

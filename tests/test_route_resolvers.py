@@ -107,6 +107,40 @@ def test_resolve_all_never_offers_a_shorter_overlapping_phrase() -> None:
     assert [m.key for m in both] == ["contraindications", "use_in_specific_populations"]
 
 
+def test_a_misspelt_routing_word_is_read_as_the_phrase_word_it_is_one_edit_from() -> None:
+    def unknown(_word: str) -> bool:
+        return False
+
+    # exact and folded passes find nothing: the typo pass reads "contraindicatons"
+    found = EN.resolve_all("contraindicatons of metformin", known=unknown)
+    assert [(m.key, m.typo) for m in found][:1] == [
+        ("contraindications", (("contraindicatons", "contraindications"),))
+    ]
+    strengths = EN.resolve_all("what are the different strenths of it", known=unknown)
+    assert strengths[0].phrase == "different strengths"
+    # no typo pass unless the caller says which words are real
+    assert EN.resolve_all("contraindicatons of metformin") == []
+    # a word the collection (or the model's vocabulary) knows is never corrected
+    assert EN.resolve_all("strenths", known=lambda w: w == "strenths") == []
+    # nor a word one edit from two phrase words, nor a short one
+    assert EN.corrected(("dosege",), unknown) == {"dosege": "dosage"}
+    assert EN.corrected(("doze",), unknown) == {}
+    # an exact phrase wins: the typo pass only runs when nothing matched
+    exact = EN.resolve_all("contraindications and side efects", known=unknown)
+    assert [m.typo for m in exact] == [()]
+
+
+def test_a_stand_in_list_is_tried_in_order() -> None:
+    profile = load_profile("en_drug_label")
+    spec = profile.section("dosage_forms_and_strengths")
+    assert spec is not None
+    assert spec.stand_ins == ("how_supplied", "dosage_and_administration")
+    storage = profile.section("storage_and_handling")
+    assert storage is not None and storage.stand_ins == ("how_supplied",)
+    with pytest.raises(ValueError, match="unknown section keys"):
+        CorpusProfile(name="x", sections=[SectionSpec(key="a", stand_in=("b", "c"))])
+
+
 def test_adding_a_phrase_is_a_profile_edit() -> None:
     profile = CorpusProfile(
         name="custom",

@@ -48,11 +48,12 @@ class SectionSpec(_Strict):
     ``examples``: questions that ask for this section, the document's name
     written as "it" ("can i take it with ibuprofen"); when no phrase matches,
     the section-intent step routes to the section whose examples are nearest
-    in meaning (:mod:`sectio.retrieve.intent`). ``stand_in``: the section that
-    answers this section's phrases in a document that lacks it
-    (``storage_and_handling`` -> ``how_supplied``, where most labels keep
-    storage), and is scored on this section's examples there too; None: the
-    next section the question names is tried instead.
+    in meaning (:mod:`sectio.retrieve.intent`). ``stand_in``: the section, or
+    sections in order of preference, that answer this section's phrases in a
+    document that lacks it (``storage_and_handling`` -> ``how_supplied``,
+    where most labels keep storage; the first of them the document has), and
+    are scored on this section's examples there too; None: the next section
+    the question names is tried instead.
     """
 
     key: str = Field(min_length=1)
@@ -60,7 +61,14 @@ class SectionSpec(_Strict):
     phrases: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     intro: bool = False
-    stand_in: str | None = None
+    stand_in: str | tuple[str, ...] | None = None
+
+    @property
+    def stand_ins(self) -> tuple[str, ...]:
+        """``stand_in`` as a tuple, in order of preference (empty: none)."""
+        if self.stand_in is None:
+            return ()
+        return (self.stand_in,) if isinstance(self.stand_in, str) else self.stand_in
 
 
 class IntentSettings(_Strict):
@@ -248,7 +256,7 @@ class CorpusProfile(_Strict):
             refs.append(self.reverse_lookup_section)
         for facet in self.facets.values():
             refs.extend(facet.sections)
-        refs.extend(s.stand_in for s in self.sections if s.stand_in)
+        refs.extend(k for s in self.sections for k in s.stand_ins)
         unknown = sorted({r for r in refs if known and r not in known})
         if unknown:
             raise ValueError(f"unknown section keys referenced: {unknown}")

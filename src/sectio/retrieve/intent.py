@@ -14,10 +14,12 @@ reading ranks the sections the document has, best first, and chooses:
 * ``free_form``: the best is under ``min_score``: nothing is chosen, the
   free-form route ranks the document's chunks.
 
-A section the document lacks lends its examples to its ``stand_in`` when the
-document has that one (``storage_and_handling`` -> ``how_supplied``): the
-stand-in is scored on its own examples and the absent section's together, as
-the phrase route answers the absent section's phrases there.
+A section the document lacks lends its examples to its stand-in, the first
+of its ``stand_in`` sections the document has (``storage_and_handling`` ->
+``how_supplied``; ``dosage_forms_and_strengths`` -> ``how_supplied``, else
+``dosage_and_administration``): the stand-in is scored on its own examples
+and the absent section's together, as the phrase route answers the absent
+section's phrases there.
 
 Phrases win: this step runs only when no phrase (and no caller flag) named a
 section. Adding an example is a profile edit, never a code edit.
@@ -71,13 +73,16 @@ class IntentClassifier:
         vectors: npt.NDArray[np.float32],
         *,
         k: int = 2,
-        stand_ins: Mapping[str, str] | None = None,
+        stand_ins: Mapping[str, str | Sequence[str]] | None = None,
     ):
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         self.labels = tuple(labels)
         self.vectors = vectors / np.maximum(norms, 1e-12)
         self.k = k
-        self.stand_ins = dict(stand_ins or {})
+        self.stand_ins = {
+            key: (keys,) if isinstance(keys, str) else tuple(keys)
+            for key, keys in (stand_ins or {}).items()
+        }
         self._rows = {key: np.flatnonzero(np.asarray(self.labels) == key) for key in set(labels)}
 
     @classmethod
@@ -92,7 +97,7 @@ class IntentClassifier:
         if not labels:
             return None
         texts = [q for s in profile.sections for q in s.examples]
-        stand_ins = {s.key: s.stand_in for s in profile.sections if s.stand_in}
+        stand_ins = {s.key: s.stand_ins for s in profile.sections if s.stand_ins}
         vectors = np.asarray(embed(texts), dtype=np.float32)
         return cls(labels, vectors, k=profile.intent.k, stand_ins=stand_ins)
 
@@ -102,8 +107,9 @@ class IntentClassifier:
             return self._rows
         groups: dict[str, list[npt.NDArray[np.intp]]] = {}
         for key, rows in self._rows.items():
-            target = key if key in allowed else self.stand_ins.get(key)
-            if target is not None and target in allowed:
+            present = [k for k in self.stand_ins.get(key, ()) if k in allowed]
+            target = key if key in allowed else next(iter(present), None)
+            if target is not None:
                 groups.setdefault(target, []).append(rows)
         return {key: np.concatenate(parts) for key, parts in groups.items()}
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,6 +158,37 @@ class Resolver:
                 found.append(name)
         return found
 
+    def _known_word(self, view: CorpusView) -> Callable[[str], bool]:
+        """A real word, never read as a misspelt routing word: one the tenant's texts
+        contain, a common word of the model's vocabulary, or a document's name word."""
+        names = view.subjects.names
+        return lambda w: w in view.stats.words or w in names or self.common(w)
+
+    def _medicines_elsewhere(
+        self,
+        question: str,
+        view: CorpusView,
+        doc_id: str | None,
+        spans: Sequence[tuple[int, int]],
+        named_key: set[str],
+    ) -> dict[str, Any]:
+        """What the question names that no document holds (brands, ingredients, a
+        combination with the named document's ingredients), as ``doc_resolution`` keys."""
+        out: dict[str, Any] = {}
+        elsewhere = self._brands_elsewhere(question, view.ingredients)
+        for brand in elsewhere:  # "Augmentin" next to amoxicillin: a combination of the document
+            if named_key and named_key < set(brand["ingredients"]):
+                brand["combines"] = doc_id
+        if elsewhere:
+            out["brands_not_in_collection"] = elsewhere
+        others = self._ingredients_elsewhere(question, view.ingredient_words)
+        if others:
+            out["ingredients_not_in_collection"] = others
+        combined = self._combined_ingredients(question, spans, named_key, others)
+        if combined and doc_id:
+            out["combined_with"] = {"doc_id": doc_id, "ingredients": combined}
+        return out
+
     def _subjects(
         self, payloads: list[dict[str, Any]], catalog: DocCatalog, lexical: LexicalEncoder
     ) -> SubjectWords:
@@ -205,35 +236,26 @@ class Resolver:
         if inherited:
             doc_id = request.context_doc_id
         spans = named.spans if named else ()
-        matches = [] if request.section_key else self.sections.resolve_all(request.question, spans)
+        view = self.view(scope)
+        known = self._known_word(view)
+        matches = (
+            [] if request.section_key else self.sections.resolve_all(request.question, spans, known)
+        )
         if doc_id:
             docs_named: tuple[str, ...] = (doc_id,)
         else:
             docs_named = named.candidates if named is not None else ()
-        stand_ins = {s.key: s.stand_in for s in self.profile.sections if s.stand_in}
+        stand_ins = {s.key: s.stand_ins for s in self.profile.sections if s.stand_ins}
         sections_named = tuple(catalog.sections_of(d) for d in docs_named)
         match = _first_present(matches, list(sections_named), stand_ins)
         section = request.section_key or (match.key if match else None)
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
         turn.details["doc_resolution"] = _doc_details(request.doc_id, named, catalog)
-        view = self.view(scope)
-        elsewhere = self._brands_elsewhere(request.question, view.ingredients)
         named_key = set(ingredient_key(catalog.display_name(doc_id))) if doc_id else set()
-        for brand in elsewhere:  # "Augmentin" next to amoxicillin: a combination of the document
-            if named_key and named_key < set(brand["ingredients"]):
-                brand["combines"] = doc_id
-        if elsewhere:
-            turn.details["doc_resolution"]["brands_not_in_collection"] = elsewhere
-        others = self._ingredients_elsewhere(request.question, view.ingredient_words)
-        if others:
-            turn.details["doc_resolution"]["ingredients_not_in_collection"] = others
-        combined = self._combined_ingredients(request.question, spans, named_key, others)
-        if combined and doc_id:
-            turn.details["doc_resolution"]["combined_with"] = {
-                "doc_id": doc_id,
-                "ingredients": combined,
-            }
+        turn.details["doc_resolution"].update(
+            self._medicines_elsewhere(request.question, view, doc_id, spans, named_key)
+        )
         if inherited:
             turn.details["doc_resolution"] = {"doc_id": doc_id, "how": "conversation"}
         turn.details["section_resolution"] = _section_details(request.section_key, match, matches)
@@ -266,19 +288,19 @@ class Resolver:
 def _first_present(
     matches: list[SectionMatch],
     doc_sections: list[frozenset[str]],
-    stand_ins: dict[str, str] | None = None,
+    stand_ins: Mapping[str, Sequence[str]] | None = None,
 ) -> SectionMatch | None:
     """The best match whose section a named document has (else the best match at all).
 
-    A match whose section the documents lack but whose ``stand_in`` they have
-    is answered by the stand-in (the phrase kept).
+    A match whose section the documents lack is answered by the first of its
+    stand-ins they have (the phrase kept).
     """
     for m in matches:
         if any(m.key in keys for keys in doc_sections):
             return m
-        stand_in = (stand_ins or {}).get(m.key)
-        if stand_in and any(stand_in in keys for keys in doc_sections):
-            return dataclasses.replace(m, key=stand_in)
+        for stand_in in (stand_ins or {}).get(m.key, ()):
+            if any(stand_in in keys for keys in doc_sections):
+                return dataclasses.replace(m, key=stand_in)
     return matches[0] if matches else None
 
 
@@ -307,6 +329,8 @@ def _section_details(
         "how": "folded" if match.folded else "phrase",
         "phrase": match.phrase,
     }
+    if match.typo:
+        out["typo"] = [{"word": word, "read_as": read} for word, read in match.typo]
     if len(matches) > 1:
         out["candidates"] = [{"section_key": m.key, "phrase": m.phrase} for m in matches]
     return out

@@ -5,7 +5,11 @@ longest match wins across sections, so "chống chỉ định" beats "chỉ đ�
 "quá liều" beats "liều" and "contraindications" beats "indications". No match
 returns ``None``: the caller falls back to similarity, this layer never guesses.
 A second, diacritic-insensitive pass runs only when the exact pass finds
-nothing ("chong chi dinh" typed without accents). The document's name, once
+nothing ("chong chi dinh" typed without accents), and a typo pass after both
+(``known`` given): a word the collection and the model's vocabulary do not
+know, one edit from exactly one phrase word of at least :data:`TYPO_MIN`
+letters with the same first letter, is read as that word ("strenths" ->
+"strengths"; the match says ``typo``). The document's name, once
 resolved, reads as "it" (so "can I take Zoloft with" matches "can i take it
 with"). Adding a phrasing is a profile edit, never a code edit.
 
@@ -22,14 +26,17 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sectio.contract.profile import CorpusProfile
-from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
+from sectio.retrieve.text import Tokens, edit_distance, find_phrase, folded_tokens, tokens
 
 #: What a document name reads as when phrases are matched: profile phrases say "it".
 NAME_PLACEHOLDER = "it"
+#: The shortest phrase word the typo pass reads a misspelt word as.
+TYPO_MIN = 6
 
 
 def substitute_names(words: Tokens, spans: list[tuple[int, int]]) -> Tokens:
@@ -57,6 +64,7 @@ class SectionMatch:
     start: int
     end: int
     folded: bool = False
+    typo: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,8 @@ class SectionResolver:
         # Longest first; ties by token count, then profile order.
         phrases.sort(key=lambda p: (-p.weight, -len(p.exact), p.order))
         self._phrases = tuple(phrases)
+        self._exact_words = frozenset(w for p in phrases for w in p.exact)
+        self._typo_targets = sorted(w for w in self._exact_words if len(w) >= TYPO_MIN)
 
     @property
     def phrase_count(self) -> int:
@@ -114,20 +124,63 @@ class SectionResolver:
         return found[0] if found else None
 
     def resolve_all(
-        self, question: str, exclude: Iterable[tuple[int, int]] = ()
+        self,
+        question: str,
+        exclude: Iterable[tuple[int, int]] = (),
+        known: Callable[[str], bool] | None = None,
     ) -> list[SectionMatch]:
         """Every section the question names, best first, without overlapping matches.
 
         The longest phrase takes its words; a shorter phrase inside them is never
         a candidate (so "chỉ định" is not a runner-up of "chống chỉ định"). A
         caller whose document lacks the first section may try the next one. The
-        folded pass runs only when the exact pass finds nothing.
+        folded pass runs only when the exact pass finds nothing; the typo pass
+        (``known``: the words that are real, never corrected) only when neither does.
         """
         spans = sorted(set(exclude))
-        found = self._all(substitute_names(tokens(question), spans), folded=False)
+        words = substitute_names(tokens(question), spans)
+        found = self._all(words, folded=False)
         if not found:
             found = self._all(substitute_names(folded_tokens(question), spans), folded=True)
+        if not found and known is not None:
+            fixed = self.corrected(words, known)
+            if fixed:
+                read = tuple(fixed.items())
+                spelled = tuple(fixed.get(w, w) for w in words)
+                found = [
+                    dataclasses.replace(m, typo=read) for m in self._all(spelled, folded=False)
+                ]
         return found
+
+    def corrected(self, words: Tokens, known: Callable[[str], bool]) -> dict[str, str]:
+        """The question's misspelt routing words, each with the phrase word it is read as.
+
+        A word of at least :data:`TYPO_MIN` - 1 letters that is no phrase word and
+        not ``known``, one edit (a transposition counts one) from exactly one phrase
+        word of at least :data:`TYPO_MIN` letters with the same first letter.
+
+        Example:
+            >>> from sectio.contract.profile import load_profile
+            >>> r = SectionResolver(load_profile("en_drug_label"))
+            >>> r.corrected(("what", "strenths", "of", "it"), known=lambda w: False)
+            {'strenths': 'strengths'}
+            >>> r.corrected(("what", "strenths"), known=lambda w: w == "strenths")
+            {}
+        """
+        out: dict[str, str] = {}
+        for word in words:
+            if len(word) < TYPO_MIN - 1 or word in out or word in self._exact_words:
+                continue
+            if known(word):
+                continue
+            near = [
+                t
+                for t in self._typo_targets
+                if t[0] == word[0] and t != word and edit_distance(word, t, 1) == 1
+            ]
+            if len(near) == 1:
+                out[word] = near[0]
+        return out
 
     def _all(self, words: Tokens, *, folded: bool) -> list[SectionMatch]:
         occurrences = []
