@@ -270,7 +270,9 @@ def test_a_look_alike_name_does_not_resolve_to_the_document(labels: Sectio) -> N
         "amoxicillin clavulanic acid side effects", collection="demo", tenant="default"
     )
     assert (combo.decision, combo.reason) == ("ABSTAIN", "subject_not_in_corpus")
-    assert "clavulanic" in combo.details["answerability"]["uncovered"]
+    # the brand table reads "clavulanic acid" as clavulanate: amoxicillin with it is a product
+    assert combo.details["answerability"]["uncovered"] == ["clavulanate"]
+    assert combo.details["answerability"]["signals"]["rule"] == "combination_ingredients"
 
 
 @pytest.mark.slow
