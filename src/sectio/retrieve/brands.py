@@ -182,7 +182,7 @@ class BrandTable:
         acid written as the salt the table lists ("clavulanic acid" is clavulanate).
 
         Example:
-            >>> t = BrandTable.parse(["augmentin\tamoxicillin; clavulanate potassium"])
+            >>> t = BrandTable.parse(["augmentin\\tamoxicillin; clavulanate potassium"])
             >>> t.ingredient_at(("clavulanic", "acid"), 0), t.ingredient_at(("acid",), 0)
             ('clavulanate', None)
         """
