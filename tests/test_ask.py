@@ -272,6 +272,15 @@ def test_an_abstention_says_why_in_the_human_output(sx: Sectio) -> None:
         "  no document of: Zoloft -> sertraline",
         "  closest documents: Metformin, x",
     ]
+    combo = {
+        "answerability": {"signals": {"rule": "combination_ingredients"}, "uncovered": ["x"]},
+        "doc_resolution": {"combined_with": {"doc_id": "metformin", "ingredients": ["x"]}},
+    }
+    named = answered.model_copy(update={"decision": "ABSTAIN", "details": combo})
+    assert abstention_lines(named) == [
+        "  rule combination_ingredients: not covered: x",
+        "  no document of the combination: metformin + x",
+    ]
 
 
 def test_cli_errors_are_one_line(

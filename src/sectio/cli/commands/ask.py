@@ -50,8 +50,9 @@ def abstention_lines(result: RetrievalResult) -> list[str]:
     """Why an ``ABSTAIN`` abstained, for a person (``details.answerability`` has it all).
 
     In order: the rule that decided and what the evidence does not cover, the
-    brands read as medicines the collection holds no label of, and the closest
-    documents (what the collection does cover). Nothing for other decisions.
+    brands read as medicines the collection holds no label of, a combination
+    product the question names by its ingredients, and the closest documents
+    (what the collection does cover). Nothing for other decisions.
     """
     ans = (result.details or {}).get("answerability") or {}
     if result.decision != "ABSTAIN" or not ans:
@@ -62,6 +63,10 @@ def abstention_lines(result: RetrievalResult) -> list[str]:
     brands = [b["read_as"] for b in ans.get("brands_not_in_collection") or []]
     if brands:
         lines.append(f"  no document of: {', '.join(brands)}")
+    combined = ((result.details or {}).get("doc_resolution") or {}).get("combined_with") or {}
+    if combined.get("ingredients"):
+        product = " + ".join([combined["doc_id"], *combined["ingredients"]])
+        lines.append(f"  no document of the combination: {product}")
     closest = [d.get("doc_title") or d["doc_id"] for d in ans.get("closest_documents") or []]
     if closest:
         lines.append(f"  closest documents: {', '.join(closest)}")
