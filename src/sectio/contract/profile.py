@@ -262,6 +262,11 @@ class CorpusProfile(_Strict):
             raise ValueError(f"unknown section keys referenced: {unknown}")
         return self
 
+    @property
+    def stand_ins(self) -> dict[str, tuple[str, ...]]:
+        """Each section that names stand-ins, with them in order of preference."""
+        return {s.key: s.stand_ins for s in self.sections if s.stand_ins}
+
     def section(self, key: str) -> SectionSpec | None:
         """The section spec of ``key``, or None."""
         for spec in self.sections:

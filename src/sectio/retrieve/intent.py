@@ -97,9 +97,8 @@ class IntentClassifier:
         if not labels:
             return None
         texts = [q for s in profile.sections for q in s.examples]
-        stand_ins = {s.key: s.stand_ins for s in profile.sections if s.stand_ins}
         vectors = np.asarray(embed(texts), dtype=np.float32)
-        return cls(labels, vectors, k=profile.intent.k, stand_ins=stand_ins)
+        return cls(labels, vectors, k=profile.intent.k, stand_ins=profile.stand_ins)
 
     def _groups(self, allowed: Collection[str] | None) -> dict[str, npt.NDArray[np.intp]]:
         """Example rows per section scored: ``allowed`` ones, each with what it stands in for."""

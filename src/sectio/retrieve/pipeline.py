@@ -102,7 +102,7 @@ class Router:
         self.judge = ans.Judge(
             collection.profile.answerability,
             collection.lexical,
-            frozenset(self.resolver.sections.vocabulary()),
+            self.resolver.routing_words,
             common=common,
             generic=collection.lexical.terms(" ".join(collection.profile.anchors.generic)),
         )

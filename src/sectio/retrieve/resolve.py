@@ -75,6 +75,10 @@ class Resolver:
         profile's ``[names] brand_table`` is on, else none)."""
         self.profile = profile
         self.sections = SectionResolver(profile)
+        #: Every word of the routing phrases (never a brand's word; computed once).
+        self.routing_words = frozenset(self.sections.vocabulary())
+        #: Each section's stand-ins, in order of preference (the profile's ``stand_in``).
+        self.stand_ins = profile.stand_ins
         self.guard = guard
         self.common = common
         if brand_table is None and profile.names.brand_table:
@@ -93,7 +97,7 @@ class Resolver:
             lexical = scope.collection.lexical
             catalog = DocCatalog.from_payloads(
                 payloads,
-                self.sections.vocabulary(),
+                self.routing_words,
                 stats.words,
                 content=lambda w: bool(lexical.terms(w)),
                 brand_table=self.brand_table,
@@ -109,33 +113,34 @@ class Resolver:
 
     def _usable_brand(self, brand: Tokens) -> bool:
         """A brand reads as a name unless all its words are common or one routes sections."""
-        vocabulary = self.sections.vocabulary()
-        return not all(self.common(w) for w in brand) and not any(w in vocabulary for w in brand)
+        return not all(self.common(w) for w in brand) and not any(
+            w in self.routing_words for w in brand
+        )
 
     def _brands_elsewhere(
-        self, question: str, held: frozenset[tuple[str, ...]]
+        self, words: Tokens, held: frozenset[tuple[str, ...]]
     ) -> list[dict[str, Any]]:
-        """Brands the question names whose ingredients no document of the tenant holds."""
+        """Brands the question (its ``words``) names whose ingredients no document of the
+        tenant holds."""
         if self.brand_table is None:
             return []
-        found = self.brand_table.unmatched(tokens(question), held, self._usable_brand)
+        found = self.brand_table.unmatched(words, held, self._usable_brand)
         return [BrandName(brand, "", ingredients).as_dict() for brand, ingredients in found]
 
-    def _ingredients_elsewhere(self, question: str, own: frozenset[str]) -> list[str]:
-        """One-word ingredients of the brand table the question names (in question order,
-        each once) that no document of the tenant holds (``own``: the words of theirs),
-        common and routing words left out.
+    def _ingredients_elsewhere(self, words: Tokens, own: frozenset[str]) -> list[str]:
+        """One-word ingredients of the brand table the question (its ``words``) names (in
+        question order, each once) that no document of the tenant holds (``own``: the words
+        of theirs), common and routing words left out.
         """
         if self.brand_table is None:
             return []
-        words = tokens(question)
         named = (self.brand_table.ingredient_at(words, i) for i in range(len(words)))
         found = [w for w in named if w and w not in own and self._usable_brand((w,))]
         return list(dict.fromkeys(found))
 
     def _combined_ingredients(
         self,
-        question: str,
+        words: Tokens,
         spans: Sequence[tuple[int, int]],
         named_key: set[str],
         others: Collection[str],
@@ -147,7 +152,6 @@ class Resolver:
         """
         if self.brand_table is None or not named_key or not others:
             return []
-        words = tokens(question)
         found: list[str] = []
         for _start, end in spans:
             at = end + 1 if words[end : end + 1] in (("and",), ("&",)) else end
@@ -175,16 +179,17 @@ class Resolver:
         """What the question names that no document holds (brands, ingredients, a
         combination with the named document's ingredients), as ``doc_resolution`` keys."""
         out: dict[str, Any] = {}
-        elsewhere = self._brands_elsewhere(question, view.ingredients)
+        words = tokens(question)
+        elsewhere = self._brands_elsewhere(words, view.ingredients)
         for brand in elsewhere:  # "Augmentin" next to amoxicillin: a combination of the document
             if named_key and named_key < set(brand["ingredients"]):
                 brand["combines"] = doc_id
         if elsewhere:
             out["brands_not_in_collection"] = elsewhere
-        others = self._ingredients_elsewhere(question, view.ingredient_words)
+        others = self._ingredients_elsewhere(words, view.ingredient_words)
         if others:
             out["ingredients_not_in_collection"] = others
-        combined = self._combined_ingredients(question, spans, named_key, others)
+        combined = self._combined_ingredients(words, spans, named_key, others)
         if combined and doc_id:
             out["combined_with"] = {"doc_id": doc_id, "ingredients": combined}
         return out
@@ -245,9 +250,8 @@ class Resolver:
             docs_named: tuple[str, ...] = (doc_id,)
         else:
             docs_named = named.candidates if named is not None else ()
-        stand_ins = {s.key: s.stand_ins for s in self.profile.sections if s.stand_ins}
         sections_named = tuple(catalog.sections_of(d) for d in docs_named)
-        match = _first_present(matches, list(sections_named), stand_ins)
+        match = _first_present(matches, list(sections_named), self.stand_ins)
         section = request.section_key or (match.key if match else None)
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route

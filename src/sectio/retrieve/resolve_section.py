@@ -174,9 +174,7 @@ class SectionResolver:
             if known(word):
                 continue
             near = [
-                t
-                for t in self._typo_targets
-                if t[0] == word[0] and t != word and edit_distance(word, t, 1) == 1
+                t for t in self._typo_targets if t[0] == word[0] and edit_distance(word, t, 1) == 1
             ]
             if len(near) == 1:
                 out[word] = near[0]
