@@ -154,3 +154,18 @@ def test_assess_drops_and_counts_the_foreign_point(sx: Sectio) -> None:
     evidence = result.candidates[0].facets[0].evidence
     assert evidence and {e.tenant for e in evidence} == {"a"}
     assert guard.dropped > 0
+
+
+def test_fallback_lead_document_is_read_inside_the_tenant(sx: Sectio) -> None:
+    guard = TenantGuard()
+    r = router(sx, guard, broken=True)
+    r.resolver.catalog(r.scope("a"))
+    before = guard.dropped
+    result = r.ask("what is the usual starting dose for adults", tenant="a")
+    assert result.route == "fallback_search"
+    assert result.details["section_resolution"]["section_key"] == "dosage_and_administration"
+    assert result.details["ranking"]["lead_document"]
+    assert result.evidence and {e.tenant for e in result.evidence} == {"a"}
+    assert all(e.chunk_id.startswith("a:") for e in result.evidence)
+    assert result.evidence[0].doc_id == result.details["ranking"]["lead_document"]
+    assert guard.dropped > before  # tenant b's copies came back from the broken engine

@@ -8,6 +8,18 @@ says so). Dense search always returns neighbours, so a weak best similarity
 reranks, hydrates, keeps the top ``evidence_limit`` (the seed's hydrated
 similarity search; a caller's ``top_k`` wins) and packs.
 
+Which document leads, when the section filter ran: a question that names no
+document often says which one it means in words its section does not hold
+("the thyroxine dose": the word is in levothyroxine's description, not in
+its dosage section; "will this antibiotic affect my birth control"). So the
+kept evidence (the top ``evidence_limit``, the same chunks as without this
+step) is led by the chunks of the **lead document**: of the documents among
+them, the one whose chunk is nearest the question in the whole collection
+(one dense query over the tenant's prose, :data:`LEAD_DEPTH` deep);
+``details.ranking.lead_document`` names it. The chunks kept stay the same,
+so answerability judges the same evidence; only their order changes (a
+configured reranker orders them again afterwards).
+
 Scores: dense cosine similarity (best window's), never the fusion value.
 """
 
@@ -23,6 +35,8 @@ from sectio.retrieve.scan import fused_points, prose_where
 from sectio.retrieve.scope import ReadScope
 
 DISCARDED = "discarded_below_minimum_score"
+#: How many of the question's nearest chunks in the whole collection pick the lead document.
+LEAD_DEPTH = 20
 
 
 def search_collection(
@@ -91,4 +105,36 @@ class FallbackRoute:
             turn.details["section_filter_empty"] = section
             evidence, facts = search(None)
         limit = turn.request.keep(scope.policy.evidence_limit)
+        if facts.get("section_filter") and evidence:
+            evidence = lead_with_nearest_document(scope, turn.question, evidence, limit, facts)
         return Outcome(self.name, evidence, {"ranking": facts}, finish="rank", keep=limit)
+
+
+def lead_with_nearest_document(
+    scope: ReadScope,
+    question: str,
+    evidence: list[Evidence],
+    limit: int,
+    facts: dict[str, Any],
+) -> list[Evidence]:
+    """``evidence`` with its first ``limit`` reordered: the lead document's chunks first.
+
+    The lead document is, of the documents among the first ``limit``, the one
+    whose chunk comes first among the question's :data:`LEAD_DEPTH` nearest
+    chunks of the tenant's whole prose (any section). The order is otherwise
+    kept (stable), and so is every chunk past ``limit``; with no such
+    document nothing changes. Records ``facts["lead_document"]``.
+    """
+    kept = evidence[:limit]
+    among = {e.doc_id for e in kept}
+    if len(among) < 2:
+        return evidence
+    nearest = scope.index.search_dense(
+        scope.query_vector(question), LEAD_DEPTH, prose_where(scope.tenant)
+    )
+    for point in scope.guard.keep(nearest, scope.tenant, "fallback_search"):
+        lead = point.payload.get("doc_id")
+        if lead in among:
+            facts["lead_document"] = lead
+            return sorted(kept, key=lambda e: e.doc_id != lead) + evidence[limit:]
+    return evidence
