@@ -27,6 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
@@ -42,6 +45,7 @@ LEAD_DEPTH = 20
 def search_collection(
     scope: ReadScope,
     question: str,
+    query_vector: npt.NDArray[np.float32],
     *,
     section_key: str | None = None,
     candidates: int = 24,
@@ -50,11 +54,11 @@ def search_collection(
 ) -> tuple[list[Evidence], dict[str, Any]]:
     """Hybrid candidates over the tenant's prose (inside ``section_key`` if given), and the facts.
 
-    Every candidate is dropped when the best dense similarity is under ``minimum_score``
+    ``query_vector`` is the question's dense vector (:meth:`ReadScope.query_vector`). Every
+    candidate is dropped when the best dense similarity is under ``minimum_score``
     (``details[DISCARDED]`` then names the floor).
     """
     conditions = [Eq("section_key", section_key)] if section_key else []
-    query_vector = scope.query_vector(question)
     points = fused_points(
         scope,
         query_vector,
@@ -89,11 +93,13 @@ class FallbackRoute:
         section = turn.resolved.section_key
         keep = turn.request.keep(scope.policy.rerank_top_k)
         candidates, pool = max(keep * 4, keep), max(scope.policy.candidate_limit * 10, keep * 4)
+        query_vector = scope.query_vector(turn.question)
 
         def search(section_key: str | None) -> tuple[list[Evidence], dict[str, Any]]:
             return search_collection(
                 scope,
                 turn.question,
+                query_vector,
                 section_key=section_key,
                 candidates=candidates,
                 pool=pool,
@@ -106,13 +112,13 @@ class FallbackRoute:
             evidence, facts = search(None)
         limit = turn.request.keep(scope.policy.evidence_limit)
         if facts.get("section_filter") and evidence:
-            evidence = lead_with_nearest_document(scope, turn.question, evidence, limit, facts)
+            evidence = lead_with_nearest_document(scope, query_vector, evidence, limit, facts)
         return Outcome(self.name, evidence, {"ranking": facts}, finish="rank", keep=limit)
 
 
 def lead_with_nearest_document(
     scope: ReadScope,
-    question: str,
+    query_vector: npt.NDArray[np.float32],
     evidence: list[Evidence],
     limit: int,
     facts: dict[str, Any],
@@ -120,8 +126,8 @@ def lead_with_nearest_document(
     """``evidence`` with its first ``limit`` reordered: the lead document's chunks first.
 
     The lead document is, of the documents among the first ``limit``, the one
-    whose chunk comes first among the question's :data:`LEAD_DEPTH` nearest
-    chunks of the tenant's whole prose (any section). The order is otherwise
+    whose chunk comes first among the :data:`LEAD_DEPTH` chunks of the tenant's whole
+    prose (any section) nearest ``query_vector``, the question's. The order is otherwise
     kept (stable), and so is every chunk past ``limit``; with no such
     document nothing changes. Records ``facts["lead_document"]``.
     """
@@ -129,9 +135,7 @@ def lead_with_nearest_document(
     among = {e.doc_id for e in kept}
     if len(among) < 2:
         return evidence
-    nearest = scope.index.search_dense(
-        scope.query_vector(question), LEAD_DEPTH, prose_where(scope.tenant)
-    )
+    nearest = scope.index.search_dense(query_vector, LEAD_DEPTH, prose_where(scope.tenant))
     for point in scope.guard.keep(nearest, scope.tenant, "fallback_search"):
         lead = point.payload.get("doc_id")
         if lead in among:
