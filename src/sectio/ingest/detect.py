@@ -2,25 +2,32 @@
 
 A **file** is judged by its content (:func:`sectio.ingest.sources.sniff`): gzip
 or not, then a JSON array (``[``) or JSON Lines (``{``) whose first record has
-``chunk_id`` (chunks) or ``_id`` (BEIR); a ``.md``/``.markdown`` file that is
-text is Markdown. Anything else is refused with what was found.
+``chunk_id`` (chunks) or ``_id`` (BEIR); a document (Markdown, MDX, text: by
+name, when it is text; PDF, DOCX, HTML: by name and content, or by content
+alone, see :func:`sectio.ingest.documents.kind_of`) is ``markdown``, the
+documents family. A PDF without a text layer is refused in one line. Anything
+else is refused with what was found.
 
 A **folder** is:
 
 * BEIR when it holds ``corpus.jsonl`` (or ``corpus.jsonl.gz``);
 * else every file below it (hidden folders, ``node_modules``, ``site`` and
-  ``__pycache__`` skipped) is sorted into Markdown (``*.md``), record files
-  (``.json``, ``.jsonl``, ``.ndjson``, each maybe ``.gz``) and the rest
-  (images, ...: never read, as in any docs tree);
+  ``__pycache__`` not walked) is sorted into documents (``.md``, ``.markdown``,
+  ``.mdx``, ``.pdf``, ``.html``/``.htm``, ``.docx``, ``.txt``), record files
+  (``.json``, ``.jsonl``, ``.ndjson``, each maybe ``.gz``), refused documents
+  (a scanned PDF, a name that lies about the content) and ignored files, each
+  with why (an image, code or a site asset, configuration, a hidden file, a page
+  template, a tool's text file such as ``requirements.txt``);
 * record files only: chunks, every file read, in path order; a record file whose
   first record has no ``chunk_id`` is an error naming it;
-* Markdown only: Markdown; JSON files that hold no records (``package.json``, a
-  schema) are listed as ignored;
+* documents only: ``markdown``; JSON files that hold no records (``package.json``,
+  a schema) are listed as ignored;
 * both: an error naming the files of each kind. ``--format chunks`` then reads
-  only the record files and ``--format markdown`` only the Markdown, and the
+  only the record files and ``--format markdown`` only the documents, and the
   other kind is listed as ignored: the flag is the user saying so.
 
-:attr:`Detection.reason` is the one line the CLI prints (and ``--json`` holds).
+:attr:`Detection.reason` is the one line the CLI prints (and ``--json`` holds),
+naming up to five files per list; :meth:`Detection.listing` has them all.
 
 Example:
     >>> import pathlib, tempfile
@@ -31,7 +38,7 @@ Example:
     ...     detect_source(d)
     ... except ContractError as exc:
     ...     print(str(exc).split(": ", 1)[1][:64])
-    mixes formats: 1 chunk record file (a.jsonl) and 1 Markdown file
+    mixes formats: 1 chunk record file (a.jsonl) and 1 document (README
     >>> detect_source(d, "chunks").reason.split("; ")[1]
     'ignored 1 Markdown file: README.md'
 """
@@ -42,10 +49,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sectio.errors import ContractError
+from sectio.ingest.documents import LABELS, SUFFIXES, kind_of
 from sectio.ingest.sources import Sniffed, sniff
 
 FORMATS: tuple[str, ...] = ("chunks", "beir", "markdown")
-MARKDOWN_SUFFIXES = (".md", ".markdown")
 RECORD_SUFFIXES = (".json", ".jsonl", ".ndjson")
 SKIP_DIRS = ("node_modules", "site", "__pycache__")
 BEIR_CORPUS = ("corpus.jsonl", "corpus.jsonl.gz")
@@ -61,6 +68,23 @@ class Detection:
     path: Path
     files: list[Path] = field(default_factory=list)
     reason: str = ""
+    #: Files of a folder not read, each with why (an image, code, a template, ...).
+    ignored: list[tuple[Path, str]] = field(default_factory=list)
+    #: Document files refused before reading, each with why (a scanned PDF, a name
+    #: that lies about the content); the other files are read.
+    refused: list[tuple[Path, str]] = field(default_factory=list)
+
+    def listing(self) -> dict[str, list[dict[str, str]]]:
+        """``ignored`` and ``refused`` as JSON-ready lists of ``{"path", "why"}``."""
+        root = self.path if self.path.is_dir() else self.path.parent
+        return {
+            name: [{"path": _rel(p, root), "why": why} for p, why in got]
+            for name, got in (("ignored", self.ignored), ("refused", self.refused))
+        }
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _names(files: list[Path], root: Path) -> str:
@@ -76,10 +100,6 @@ def _count(n: int, what: str) -> str:
 def _is_record_file(path: Path) -> bool:
     name = path.name.lower().removesuffix(".gz")
     return name.endswith(RECORD_SUFFIXES)
-
-
-def _is_markdown(path: Path) -> bool:
-    return path.name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def tree_files(root: Path, pattern: str = "*") -> list[Path]:
@@ -98,39 +118,138 @@ def tree_files(root: Path, pattern: str = "*") -> list[Path]:
 def _detect_file(path: Path, fmt: str | None) -> Detection:
     found = sniff(path)
     what = found.describe()
+    kind, why = kind_of(path)
     if fmt is not None:
+        if fmt == "markdown" and kind not in (None, "markdown"):
+            what = f"a {LABELS[kind]}"
         return Detection(fmt, path, [path], f"{fmt} (--format {fmt}): {path.name} holds {what}")
-    if _is_markdown(path) and found.container in ("text", "empty"):
-        return Detection("markdown", path, [path], f"markdown: {path.name} is a Markdown file")
-    kind = found.record_kind
-    if kind is None and not found.decoded and found.container in ("jsonl", "json-array"):
-        kind = "chunks"  # the reader names the line and why it does not decode
-    if kind is not None:
-        return Detection(kind, path, [path], f"{kind}: {path.name} holds {what}")
+    textual = found.container in ("text", "empty")
+    if kind in ("pdf", "docx", "html") or (kind is not None and textual):
+        if found.container == "empty":
+            raise ContractError(f"{path}: empty file")
+        refused = _refusal(path, kind)
+        if refused:
+            raise ContractError(f"{path}: {refused}")
+        return Detection("markdown", path, [path], f"markdown: {path.name} is a {LABELS[kind]}")
+    record = found.record_kind
+    if record is None and not found.decoded and found.container in ("jsonl", "json-array"):
+        record = "chunks"  # the reader names the line and why it does not decode
+    if record is not None:
+        return Detection(record, path, [path], f"{record}: {path.name} holds {what}")
     if found.container == "empty":
         raise ContractError(f"{path}: empty file")
+    if why:
+        raise ContractError(f"{path}: {why}: it holds {what}")
     raise ContractError(
         f"{path}: cannot tell the format: it holds {what}; expected chunk records "
-        "(JSON Lines or a JSON array, maybe gzip) or Markdown; pass --format"
+        "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX or "
+        "text (.txt); pass --format"
     )
 
 
-def _split_folder(root: Path) -> tuple[list[Path], list[Path], list[Path], dict[Path, Sniffed]]:
-    """The Markdown files, chunk record files and record-less JSON files under ``root``."""
-    markdown: list[Path] = []
-    chunks: list[Path] = []
-    other_json: list[Path] = []
-    sniffed: dict[Path, Sniffed] = {}
+def _refusal(path: Path, kind: str | None) -> str:
+    """Why a document file cannot be read at all ('' when it can be tried)."""
+    if kind == "pdf":
+        from sectio.ingest.documents.pdf import text_layer_refusal
+
+        return text_layer_refusal(path)
+    return ""
+
+
+#: Suffixes of files that are not documents, and what they are.
+_NOT_DOCUMENTS = {
+    "an image": (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".ico", ".bmp", ".avif"),
+    "code or a site asset": (
+        ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".css", ".scss", ".py", ".go", ".sh",
+        ".rb", ".java", ".rs", ".c", ".h", ".lock",
+    ),
+    "configuration": (".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env"),
+}  # fmt: skip
+_NOT_TEXT_DOCS = ("requirements", "robots", "cmakelists", "constraints")
+
+
+def _ignored_why(path: Path) -> str:
+    """Why a file of a folder that is neither a document nor a record file is not read."""
+    if path.name.startswith("."):
+        return "a hidden file"
+    suffix = path.suffix.lower()
+    for why, suffixes in _NOT_DOCUMENTS.items():
+        if suffix in suffixes:
+            return why
+    return f"not a format sectio reads ({suffix or 'no extension'})"
+
+
+def _document_kind(path: Path) -> tuple[str | None, str]:
+    """A folder file's document kind, or None and why it is ignored ('' if not a document)."""
+    if path.name.startswith(".") or path.suffix.lower() not in SUFFIXES:
+        return None, ""
+    kind, why = kind_of(path)
+    if kind == "txt" and path.stem.lower().startswith(_NOT_TEXT_DOCS):
+        return None, "a tool's text file, not a document"
+    if kind == "html" and _is_template(path):
+        return None, "a page template (Jinja/Liquid tags)"
+    return kind, why
+
+
+def _is_template(path: Path) -> bool:
+    try:
+        head = path.read_bytes()[:65536]
+    except OSError:
+        return False
+    return b"{%" in head or (b"{{" in head and b"}}" in head)
+
+
+@dataclass
+class _Split:
+    documents: dict[Path, str] = field(default_factory=dict)
+    chunks: list[Path] = field(default_factory=list)
+    other_json: list[Path] = field(default_factory=list)
+    sniffed: dict[Path, Sniffed] = field(default_factory=dict)
+    ignored: list[tuple[Path, str]] = field(default_factory=list)
+    refused: list[tuple[Path, str]] = field(default_factory=list)
+
+    @property
+    def markdown(self) -> list[Path]:
+        return list(self.documents)
+
+
+def _split_folder(root: Path) -> _Split:
+    """The documents, chunk record files, record-less JSON files and the rest under ``root``."""
+    out = _Split()
     for f in tree_files(root):
-        if f.name.startswith("."):
-            continue
-        if f.suffix == ".md":  # what the Markdown reader reads in a folder
-            markdown.append(f)
-        elif _is_record_file(f):
-            sniffed[f] = found = sniff(f)
+        kind, why = _document_kind(f)
+        if kind is not None and not why:
+            refused = _refusal(f, kind)
+            if refused:
+                out.refused.append((f, refused))
+            else:
+                out.documents[f] = kind
+        elif why.startswith("named "):
+            out.refused.append((f, why))
+        elif _is_record_file(f) and not f.name.startswith("."):
+            out.sniffed[f] = found = sniff(f)
             records = found.record_kind is not None or not found.decoded
-            (chunks if records else other_json).append(f)
-    return markdown, chunks, other_json, sniffed
+            (out.chunks if records else out.other_json).append(f)
+        else:
+            out.ignored.append((f, why or _ignored_why(f)))
+    return out
+
+
+def _documents_phrase(documents: dict[Path, str]) -> str:
+    counts: dict[str, int] = {}
+    for kind in documents.values():
+        counts[kind] = counts.get(kind, 0) + 1
+    order = sorted(counts, key=lambda k: list(LABELS).index(k))
+    return ", ".join(_count(counts[k], LABELS[k]) for k in order)
+
+
+def _listed(label: str, got: list[tuple[Path, str]], root: Path) -> str:
+    """``; ignored 3 files: a.png (an image), ...`` ('' when ``got`` is empty)."""
+    if not got:
+        return ""
+    shown = ", ".join(f"{_rel(p, root)} ({why})" for p, why in got[:_SHOWN])
+    more = f" and {len(got) - _SHOWN} more" if len(got) > _SHOWN else ""
+    return f"; {label} {_count(len(got), 'file')}: {shown}{more}"
 
 
 def _detect_folder(root: Path, fmt: str | None) -> Detection:
@@ -140,29 +259,25 @@ def _detect_folder(root: Path, fmt: str | None) -> Detection:
             raise ContractError(f"{root}: no corpus.jsonl in this BEIR folder")
         why = "--format beir" if fmt else f"the folder holds {corpus.name}"
         return Detection("beir", root, [corpus], f"beir ({why}): {corpus.name}")
-    markdown, chunks, other_json, sniffed = _split_folder(root)
+    split = _split_folder(root)
+    markdown, chunks, other_json, sniffed = (
+        split.markdown, split.chunks, split.other_json, split.sniffed
+    )  # fmt: skip
     how = f" (--format {fmt})" if fmt else ""
     if fmt is None and markdown and chunks:
         raise ContractError(
             f"{root}: mixes formats: {_count(len(chunks), 'chunk record file')} "
-            f"({_names(chunks, root)}) and {_count(len(markdown), 'Markdown file')} "
-            f"({_names(markdown, root)}); pass --format chunks to read only the record "
-            "files (Markdown ignored) or --format markdown to read only the Markdown"
+            f"({_names(chunks, root)}) and {_count(len(markdown), 'document')} "
+            f"({_names(markdown, root)}: {_documents_phrase(split.documents)}); pass "
+            "--format chunks to read only the record files (documents ignored) or "
+            "--format markdown to read only the documents"
         )
-    if fmt == "markdown" or (fmt is None and markdown):
-        if not markdown:
-            raise ContractError(f"{root}: no .md files")
-        ignored = [*chunks, *other_json]
-        note = f"; ignored {_count(len(ignored), 'JSON file')}: {_names(ignored, root)}"
-        return Detection(
-            "markdown",
-            root,
-            markdown,
-            f"markdown{how}: {_count(len(markdown), 'Markdown file')}" + (note if ignored else ""),
-        )
+    if fmt == "markdown" or (fmt is None and (markdown or split.refused)):
+        return _markdown_detection(root, split, how)
     if not chunks and not other_json:
         raise ContractError(
-            f"{root}: no .md or record files (.json, .jsonl, .ndjson, maybe .gz) in this folder"
+            f"{root}: no documents (.md, .mdx, .pdf, .html, .docx, .txt) or record files "
+            "(.json, .jsonl, .ndjson, maybe .gz) in this folder"
         )
     files = [*chunks, *other_json]
     for f in files:
@@ -172,13 +287,43 @@ def _detect_folder(root: Path, fmt: str | None) -> Detection:
                 + ("; a BEIR corpus is read from a folder holding corpus.jsonl" if chunks else "")
             )
     first = sniffed[files[0]].describe()
-    skipped = f"; ignored {_count(len(markdown), 'Markdown file')}: {_names(markdown, root)}"
+    skipped = f"; ignored {_count(len(markdown), 'document')}: {_names(markdown, root)}"
+    if all(k == "markdown" for k in split.documents.values()):
+        skipped = f"; ignored {_count(len(markdown), 'Markdown file')}: {_names(markdown, root)}"
+    ignored = [*((p, "a document") for p in markdown), *split.ignored]
     return Detection(
         "chunks",
         root,
         sorted(files, key=lambda p: p.relative_to(root).as_posix()),
         f"chunks{how}: {_count(len(files), 'record file')}: {_names(files, root)} ({first})"
-        + (skipped if markdown else ""),
+        + (skipped if markdown else "")
+        + _listed("ignored", split.ignored, root),
+        ignored=ignored,
+        refused=split.refused,
+    )
+
+
+def _markdown_detection(root: Path, split: _Split, how: str) -> Detection:
+    markdown = split.markdown
+    if not markdown:
+        if split.refused:
+            raise ContractError(
+                f"{root}: no document can be read" + _listed("refused", split.refused, root)
+            )
+        raise ContractError(f"{root}: no .md files (nor .mdx, .pdf, .html, .docx, .txt)")
+    json_files = [*split.chunks, *split.other_json]
+    note = f"; ignored {_count(len(json_files), 'JSON file')}: {_names(json_files, root)}"
+    ignored = [*((p, "a JSON file") for p in json_files), *split.ignored]
+    return Detection(
+        "markdown",
+        root,
+        markdown,
+        f"markdown{how}: {_documents_phrase(split.documents)}"
+        + (note if json_files else "")
+        + _listed("ignored", split.ignored, root)
+        + _listed("refused", split.refused, root),
+        ignored=ignored,
+        refused=split.refused,
     )
 
 

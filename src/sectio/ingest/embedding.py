@@ -20,6 +20,7 @@ calls and across loads.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,6 +31,8 @@ from sectio.embed.cache import CachedEmbedder
 from sectio.errors import ContractError, VectorSizeError
 from sectio.ingest.chunking import dense_windows
 from sectio.ingest.phases import PhaseClock
+
+log = logging.getLogger("sectio.ingest")
 
 #: A record's dense vector: one row, or one row per window (dense windows on).
 DenseVector = np.ndarray
@@ -167,6 +170,10 @@ def embed_records(
         VectorSizeError: the embedder produced a vector of the wrong length, or not finite.
     """
     plan = plan_dense(records, index_texts)
+    if not dense_window_tokens:
+        unread = unread_text(plan, embedder)
+        if unread[0]:
+            log.warning(long_record_warning(*unread, reads=embedder.max_length))
     empty = np.zeros((0, embedder.dimensions), dtype=np.float32)
     out: list[DenseVector] = [empty] * len(records)
     for phase, group in (("embed_d0", plan.d0), ("embed_derived", plan.derived)):
@@ -184,4 +191,49 @@ def embed_records(
     return out
 
 
-__all__ = ["DensePlan", "DenseVector", "embed_records", "embed_slice", "plan_dense"]
+def unread_text(plan: DensePlan, embedder: CachedEmbedder) -> tuple[int, int, int]:
+    """Without dense windows: how many embedded texts are longer than the model reads,
+    how many of their tokens it does not read, and how many tokens they hold.
+
+    A text of fewer characters than the model reads tokens is never counted (a
+    token is at least a character), so a corpus of short chunks costs nothing.
+    """
+    reads = max(embedder.max_length - 2, 1)  # less [CLS] and [SEP]
+    long_records = cut = total = 0
+    for i in [*plan.d0, *plan.derived]:
+        text = plan.texts[i]
+        if len(text) <= reads:
+            continue
+        n = embedder.count_tokens(text)
+        if n > reads:
+            long_records += 1
+            cut += n - reads
+            total += n
+    return long_records, cut, total
+
+
+def long_record_warning(records: int, cut: int, total: int, reads: int) -> str:
+    """The one line a load prints when records are cut at the model's length.
+
+    Example:
+        >>> long_record_warning(12, 3000, 6000, 256)[:72]
+        '12 records are longer than the 256 tokens the dense model reads: 3,000 t'
+    """
+    share = 100 * cut / total if total else 0.0
+    return (
+        f"{records:,} record{'s are' if records != 1 else ' is'} longer than the {reads} tokens "
+        f"the dense model reads: {cut:,} tokens ({share:.0f}% of their text) are not "
+        "embedded (BM25 still reads all); set SECTIO_DENSE_WINDOW_TOKENS "
+        f"(e.g. {max(reads - 2, 16)}) to embed every window, or split the records"
+    )
+
+
+__all__ = [
+    "DensePlan",
+    "DenseVector",
+    "embed_records",
+    "embed_slice",
+    "long_record_warning",
+    "plan_dense",
+    "unread_text",
+]

@@ -41,11 +41,11 @@ from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
 from sectio.errors import ContractError
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
 from sectio.ingest.detect import tree_files
+from sectio.ingest.documents import Converted, convert, kind_of
 from sectio.ingest.md_doc import ChunkSpan, DocBuild, DocLink
 from sectio.ingest.md_layers import build_layers
 from sectio.ingest.md_parse import Block, ParsedDoc, Section, parse_markdown
 from sectio.ingest.phases import PhaseClock
-from sectio.ingest.sources import read_text
 
 #: Top folders that are the docs root, not a domain (``docs/x/y.md`` -> domain ``x``).
 DOC_ROOTS = ("docs", "doc", "documentation")
@@ -309,44 +309,55 @@ def read_markdown(
     tenant: str = "default",
     limits: InputLimits = _LIMITS,
     clock: PhaseClock | None = None,
+    files: list[Path] | None = None,
+    refused: list[tuple[str, str]] | None = None,
 ) -> list[ChunkRecord]:
-    """Every layer (D0-D5) of the Markdown files under ``path`` (a folder or one file).
+    """Every layer (D0-D5) of the documents under ``path`` (a folder or one file).
 
-    Each file is read strictly (:func:`sectio.ingest.sources.read_text`): a binary
-    file, invalid UTF-8, a file over ``limits.max_markdown_bytes`` or a link out of
-    the tree is refused, naming the file. ``clock`` times the parse (phase ``read``,
-    in files) and the derived layers (``layers``).
+    ``files`` (default: every ``.md`` under a folder) are Markdown, MDX, PDF, HTML,
+    DOCX or text files (:mod:`sectio.ingest.documents`), each converted to Markdown
+    and cut the same way; their chunks carry their pages and flags (see
+    :func:`stamp_provenance`). Each file is read strictly: a binary file, invalid
+    UTF-8, a file over ``limits.max_markdown_bytes`` or a link out of the tree is
+    refused, naming the file. In a folder, a PDF, DOCX or HTML file its reader
+    refuses (no text layer, broken) is appended to ``refused`` as ``(path, why)``
+    and the others are read; alone (or with ``refused`` None) it raises.
+    ``clock`` times the parse (phase ``read``, in files) and the derived layers.
 
     Raises:
-        ContractError: no Markdown file under ``path``; a file refused as above.
+        ContractError: no document under ``path``; a file refused as above.
         RecordError: a derived record breaks the contract (names file, line, field).
     """
     source = Path(path)
     if source.is_file():
-        root, files = source.parent, [source]
+        root, files = source.parent, files or [source]
     elif source.is_dir():
-        root, files = source, _markdown_files(source)
+        root, files = source, files if files is not None else _markdown_files(source)
     else:
         raise ContractError(f"{source}: no such file or folder")
     if not files:
         raise ContractError(f"{source}: no .md files")
     clock = clock or PhaseClock()
     with clock.phase("read", total=len(files)) as tick:
-        parsed: list[ParsedDoc] = []
+        parsed: list[tuple[ParsedDoc, Converted]] = []
         for n, file in enumerate(files, 1):
-            rel = file.relative_to(root).as_posix()
-            # One file named on its own may be a link; a tree's files must stay in the tree.
-            tree = root if source.is_dir() else file.resolve().parent
-            text = read_text(file, tree, limits.max_markdown_bytes)
-            parsed.append(parse_markdown(text, rel, _include_reader(root, file)))
+            got = _read_one(source, root, file, limits, refused)
+            if got is not None:
+                parsed.append(got)
             tick(n)
-        doc_ids = {p.path for p in parsed}
-        builds = [
-            build_doc(
+        if not parsed:
+            raise ContractError(
+                f"{source}: every document was refused: "
+                + "; ".join(f"{p}: {why}" for p, why in (refused or [])[:3])
+            )
+        doc_ids = {p.path for p, _ in parsed}
+        builds = []
+        for p, converted in parsed:
+            build = build_doc(
                 p, max_tokens=max_tokens, count=count, tenant=tenant, doc_ids=doc_ids, root=root
             )
-            for p in parsed
-        ]
+            stamp_provenance(build, converted)
+            builds.append(build)
     records: list[ChunkRecord] = []
     for build in builds:
         records.extend(build.chunks)
@@ -356,4 +367,64 @@ def read_markdown(
     return records
 
 
-__all__ = ["DocBuild", "DocLink", "build_doc", "domain_of", "read_markdown", "resolve_link"]
+def _read_one(
+    source: Path,
+    root: Path,
+    file: Path,
+    limits: InputLimits,
+    refused: list[tuple[str, str]] | None,
+) -> tuple[ParsedDoc, Converted] | None:
+    """One file parsed (None: refused and listed in ``refused``)."""
+    rel = file.relative_to(root).as_posix()
+    # One file named on its own may be a link; a tree's files must stay in the tree.
+    tree = root if source.is_dir() else file.resolve().parent
+    kind = "markdown" if file.suffix == ".md" else (kind_of(file)[0] or "markdown")
+    try:
+        converted = convert(file, kind, tree, limits.max_markdown_bytes)
+    except ContractError as exc:
+        if refused is None or kind not in ("pdf", "docx", "html") or not source.is_dir():
+            raise
+        refused.append((rel, str(exc).removeprefix(f"{file}: ")))
+        return None
+    reader = _include_reader(root, file) if kind in ("markdown", "mdx") else None
+    return parse_markdown(converted.markdown, rel, reader), converted
+
+
+def stamp_provenance(build: DocBuild, converted: Converted) -> None:
+    """Give each D0 chunk of ``build`` what its source says: the page (and ``page_end``
+    when it spans pages; ``url`` ``file.pdf#page=N``), the heading it sits under,
+    and ``requires_visual_check`` when it holds a block the parser was not sure of.
+    Line numbers of a converted document (PDF, HTML, DOCX, text) are dropped: they
+    count lines of the conversion, not of the file."""
+    keep_lines = converted.kind in ("markdown", "mdx")
+    stamped: list[ChunkRecord] = []
+    for record, span in zip(build.chunks, build.spans, strict=True):
+        refs = [ref.model_dump(exclude_none=True) for ref in record.source_refs]
+        ref: dict[str, Any] = refs[0] if refs else {"source": build.doc_id}
+        if not keep_lines:
+            ref.pop("line", None)
+            ref.pop("end_line", None)
+        if record.section_title and record.section_title != build.title:
+            ref.setdefault("heading", record.section_title)
+        pages = converted.page_range(span.line, span.end_line)
+        if pages is not None:
+            ref["page"] = pages[0]
+            if pages[1] != pages[0]:
+                ref["page_end"] = pages[1]
+            ref["url"] = f"{build.doc_id}#page={pages[0]}"
+        update: dict[str, Any] = {"source_refs": [ref, *refs[1:]]}
+        if converted.is_flagged(span.line, span.end_line):
+            update["requires_visual_check"] = True
+        stamped.append(ChunkRecord.model_validate({**record.payload(), **update}))
+    build.chunks = stamped
+
+
+__all__ = [
+    "DocBuild",
+    "DocLink",
+    "build_doc",
+    "domain_of",
+    "read_markdown",
+    "resolve_link",
+    "stamp_provenance",
+]

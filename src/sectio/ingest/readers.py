@@ -8,7 +8,8 @@ Formats (told by content, see :mod:`sectio.ingest.detect`):
 * ``beir``: a BEIR ``corpus.jsonl`` (or a folder holding one): one document per
   line, ``doc_id`` = ``_id``, the title kept as ``doc_title`` (and indexed with
   the text), one chunk per document unless the text is over the chunk size.
-* ``markdown``: a folder of ``.md`` files (see :mod:`sectio.ingest.markdown`).
+* ``markdown``: documents, one or a folder of them: Markdown, MDX, PDF, HTML, DOCX,
+  text (see :mod:`sectio.ingest.markdown` and :mod:`sectio.ingest.documents`).
 
 Every reader reads under :class:`~sectio.contract.bounds.InputLimits` and returns
 all records or raises :class:`RecordError` naming the file, line and field of the
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,6 +48,9 @@ class ReadResult:
     format: str
     source: str
     detected: str = ""
+    #: Files of the source not read, and documents refused, each ``(path, why)``.
+    ignored: list[tuple[str, str]] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
 
 
 def detect_format(path: Path) -> str:
@@ -195,12 +199,28 @@ def read_source(
         "beir": lambda: read_beir(
             found.files[0], max_tokens=max_tokens, count=count, starts=starts, limits=limits
         ),
-        "markdown": lambda: _read_markdown(path, max_tokens, count, limits, clock),
+        "markdown": lambda: _read_markdown(
+            path, max_tokens, count, limits, clock, found.files, late
+        ),
     }
+    late: list[tuple[str, str]] = []
     records = readers[found.format]()
     if tenant is not None and tenant != "default":
         records = [_for_tenant(r, tenant) for r in records]
-    return ReadResult(records=records, format=found.format, source=str(path), detected=found.reason)
+    listing = found.listing()
+    refused = [(r["path"], r["why"]) for r in listing["refused"]] + late
+    detected = found.reason
+    if late:
+        shown = ", ".join(f"{p} ({why})" for p, why in late[:5])
+        detected += f"; refused while read: {len(late)} file{'s' if len(late) > 1 else ''}: {shown}"
+    return ReadResult(
+        records=records,
+        format=found.format,
+        source=str(path),
+        detected=detected,
+        ignored=[(r["path"], r["why"]) for r in listing["ignored"]],
+        refused=refused,
+    )
 
 
 def _for_tenant(record: ChunkRecord, tenant: str) -> ChunkRecord:
@@ -219,13 +239,21 @@ def _read_markdown(
     count: TokenCounter,
     limits: InputLimits,
     clock: PhaseClock | None = None,
+    files: list[Path] | None = None,
+    refused: list[tuple[str, str]] | None = None,
 ) -> list[ChunkRecord]:
     try:
         markdown = importlib.import_module("sectio.ingest.markdown")
     except ImportError as exc:  # pragma: no cover - until the docs work lands
         raise NotAvailable("Markdown ingestion is not available in this build") from exc
     records: list[ChunkRecord] = markdown.read_markdown(
-        path, max_tokens=max_tokens, count=count, limits=limits, clock=clock
+        path,
+        max_tokens=max_tokens,
+        count=count,
+        limits=limits,
+        clock=clock,
+        files=files,
+        refused=refused,
     )
     return records
 

@@ -16,7 +16,8 @@ from sectio.cli.base import (
     pass_state,
 )
 from sectio.cli.progress import phase_reporter
-from sectio.ingest.detect import FORMATS
+from sectio.errors import ContractError
+from sectio.ingest.detect import FORMATS, detect_source
 from sectio.ingest.phases import phase_table
 
 
@@ -74,7 +75,7 @@ def ingest(
         for line in phase_table(report.phases):
             note(line)
     if as_json:
-        emit_json(report)
+        emit_json({**report.as_dict(), **_listing(path, fmt)})
         return
     if report.detected:
         note(f"read as {report.detected}")
@@ -86,3 +87,12 @@ def ingest(
         f"embeddings {report.embeddings_computed} computed, {report.embeddings_cached} cached; "
         f"{report.seconds:.1f} s ({rate:.0f} chunks/s)"
     )
+
+
+def _listing(path: Path, fmt: str | None) -> dict[str, list[dict[str, str]]]:
+    """Every file of the source not read (``ignored``) or refused, each with why
+    (the text line names five of each; this has them all)."""
+    try:
+        return detect_source(path, fmt).listing()
+    except ContractError:  # the source changed since it was read
+        return {"ignored": [], "refused": []}

@@ -1,0 +1,283 @@
+"""HTML: the page's content (not its navigation) as Markdown, headings with their anchors.
+
+Read with the standard library's parser (lenient with broken HTML); no network,
+nothing executed. The content is the page's ``<main>`` (else ``[role=main]``,
+else its largest ``<article>``, else ``<body>``), without ``nav``, ``aside``,
+page ``header``/``footer`` (those inside the content are kept), forms, scripts,
+styles, hidden elements and ``[role=navigation]``.
+
+* ``h1``-``h6`` are headings; each keeps its anchor: its own ``id``, else an
+  ``<a id|name>`` inside it, else the ``id`` of the ``<section>`` it opens;
+* paragraphs, lists (nested ones flattened into their item), ``<pre>`` code,
+  definition lists and quotes keep their order; ``<br>`` breaks a line;
+* a ``<table>`` is one Markdown table (header row first); one with merged cells
+  (``colspan``/``rowspan``) or a table inside a cell is flagged;
+* a ``<figure>`` with an image is a flagged block holding its caption; a bare
+  ``<img>`` keeps its ``alt`` text in the prose.
+
+The title is the first ``h1``, else ``<title>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from sectio.ingest.documents.converted import Converted, MarkdownWriter
+
+_VOID = {
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+    "source", "track", "wbr",
+}  # fmt: skip
+_DROP = {
+    "script", "style", "noscript", "template", "svg", "nav", "aside", "form", "button",
+    "iframe", "select", "textarea", "canvas", "head", "object", "dialog",
+}  # fmt: skip
+_PAGE_CHROME = {"header", "footer"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_BLOCKS = _HEADINGS | {
+    "p", "div", "section", "article", "main", "ul", "ol", "li", "pre", "table", "blockquote",
+    "dl", "dt", "dd", "figure", "figcaption", "details", "summary", "hr", "body", "header",
+    "footer", "address",
+}  # fmt: skip
+#: An element closing these closes the ones left open inside it (lenient nesting).
+_AUTO_CLOSE = {"p", "li", "dt", "dd", "tr", "td", "th", "option"}
+
+
+@dataclass
+class _El:
+    tag: str
+    attrs: dict[str, str]
+    children: list[_El | str] = field(default_factory=list)
+
+    def text(self) -> str:
+        """The element's text, whitespace collapsed (``<br>`` a space)."""
+        return " ".join(self._raw().split())
+
+    def _raw(self) -> str:
+        parts: list[str] = []
+        for c in self.children:
+            if isinstance(c, str):
+                parts.append(c)
+            elif c.tag == "br":
+                parts.append("\n")
+            elif c.tag == "img":
+                alt = c.attrs.get("alt", "").strip()
+                parts.append(f" [image: {alt}] " if alt else " ")
+            elif c.tag not in _DROP and not _hidden(c):
+                parts.append(" " + c._raw() + " " if c.tag in _BLOCKS else c._raw())
+        return "".join(parts)
+
+    def find(self, pred: object) -> list[_El]:
+        out: list[_El] = []
+        for c in self.children:
+            if isinstance(c, _El):
+                if pred(c):  # type: ignore[operator]
+                    out.append(c)
+                out.extend(c.find(pred))
+        return out
+
+
+def _hidden(el: _El) -> bool:
+    a = el.attrs
+    style = a.get("style", "").replace(" ", "").lower()
+    return (
+        "hidden" in a
+        or a.get("aria-hidden") == "true"
+        or a.get("role") == "navigation"
+        or "display:none" in style
+    )
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = _El("#root", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _AUTO_CLOSE and self.stack[-1].tag == tag:
+            self.handle_endtag(tag)
+        el = _El(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(el)
+        if tag not in _VOID:
+            self.stack.append(el)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.stack[-1].children.append(_El(tag, {k: v or "" for k, v in attrs}))
+
+    def handle_endtag(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, 0, -1):
+            if self.stack[i].tag == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def parse_html(text: str) -> _El:
+    """The element tree of ``text`` (never raises on broken HTML)."""
+    builder = _TreeBuilder()
+    builder.feed(text)
+    builder.close()
+    return builder.root
+
+
+def _content(root: _El) -> _El:
+    for pred in (
+        lambda e: e.tag == "main",
+        lambda e: e.attrs.get("role") == "main",
+    ):
+        found = root.find(pred)
+        if found:
+            return found[0]
+    articles = root.find(lambda e: e.tag == "article")
+    if articles:
+        return max(articles, key=lambda e: len(e.text()))
+    bodies = root.find(lambda e: e.tag == "body")
+    return bodies[0] if bodies else root
+
+
+class _Writer:
+    """Walks the content, block by block, into a :class:`MarkdownWriter`."""
+
+    def __init__(self) -> None:
+        self.w = MarkdownWriter()
+        self.inline: list[str] = []
+        self.h1 = ""
+
+    def flush(self) -> None:
+        text = "".join(self.inline)
+        self.inline = []
+        lines = [" ".join(ln.split()) for ln in text.split("\n")]
+        if any(lines):
+            self.w.paragraph("\n".join(ln for ln in lines if ln))
+
+    def walk(self, el: _El, section_id: str = "") -> None:
+        for i, c in enumerate(el.children):
+            if isinstance(c, str):
+                self.inline.append(c)
+                continue
+            if c.tag in _DROP or _hidden(c):
+                continue
+            first = section_id if i == _first_element(el) else ""
+            self.element(c, first)
+
+    def element(self, el: _El, section_id: str) -> None:
+        tag = el.tag
+        if tag not in _BLOCKS and tag != "br" and tag != "img":
+            self.inline.append(el._raw())
+            return
+        if tag in ("br", "img"):
+            self.inline.append("\n" if tag == "br" else _El("x", {}, [el])._raw())
+            return
+        self.flush()
+        handler = getattr(self, f"on_{tag}", None)
+        if tag in _HEADINGS:
+            self.heading(el, section_id)
+        elif handler is not None:
+            handler(el)
+        else:
+            own = el.attrs.get("id", "") if tag in ("section", "article", "div") else ""
+            self.walk(el, own or section_id)
+            self.flush()
+
+    def heading(self, el: _El, section_id: str) -> None:
+        anchors = [
+            a for a in el.find(lambda e: e.tag == "a") if a.attrs.get("id") or a.attrs.get("name")
+        ]
+        anchor = (
+            el.attrs.get("id")
+            or (anchors[0].attrs.get("id") or anchors[0].attrs.get("name") if anchors else "")
+            or section_id
+        )
+        title = el.text().replace("¶", "").strip()
+        if el.tag == "h1" and not self.h1:
+            self.h1 = title
+        self.w.heading(int(el.tag[1]), title, anchor=anchor or "")
+
+    def on_ul(self, el: _El, ordered: bool = False) -> None:
+        items = [c.text() for c in el.children if isinstance(c, _El) and c.tag == "li"]
+        self.w.items(items, ordered=ordered)
+
+    def on_ol(self, el: _El) -> None:
+        self.on_ul(el, ordered=True)
+
+    def on_pre(self, el: _El) -> None:
+        codes = el.find(lambda e: e.tag == "code")
+        lang = next(
+            (
+                c[9:]
+                for c in (codes[0].attrs.get("class", "").split() if codes else [])
+                if c.startswith("language-")
+            ),
+            "",
+        )
+        self.w.code(_pre_text(el), lang)
+
+    def on_table(self, el: _El) -> None:
+        rows: list[list[str | None]] = []
+        merged = False
+        for tr in el.find(lambda e: e.tag == "tr"):
+            cells = [c for c in tr.children if isinstance(c, _El) and c.tag in ("td", "th")]
+            merged = merged or any(
+                c.attrs.get("colspan", "1") not in ("", "1")
+                or c.attrs.get("rowspan", "1") not in ("", "1")
+                for c in cells
+            )
+            rows.append([c.text() for c in cells])
+        nested = bool(el.find(lambda e: e.tag == "table"))
+        why = "merged cells" if merged else "a table inside a cell" if nested else ""
+        self.w.table(rows, flagged=bool(why), note=f"a table with {why}")
+
+    def on_figure(self, el: _El) -> None:
+        caption = " ".join(c.text() for c in el.find(lambda e: e.tag == "figcaption"))
+        if el.find(lambda e: e.tag in ("img", "picture", "svg", "canvas")):
+            self.w.figure("Figure" + (f": {caption}" if caption else ""))
+        else:
+            self.walk(el)
+            self.flush()
+
+    def on_hr(self, el: _El) -> None:
+        return None
+
+
+def _first_element(el: _El) -> int:
+    for i, c in enumerate(el.children):
+        if isinstance(c, _El) or c.strip():
+            return i
+    return -1
+
+
+def _pre_text(el: _El) -> str:
+    parts: list[str] = []
+    for c in el.children:
+        parts.append(c if isinstance(c, str) else "\n" if c.tag == "br" else _pre_text(c))
+    return "".join(parts)
+
+
+def html_to_markdown(text: str, kind: str = "html") -> Converted:
+    """The content of the HTML page ``text`` as Markdown; see the module docstring."""
+    root = parse_html(text)
+    titles = root.find(lambda e: e.tag == "title")
+    content = _content(root)
+    for chrome in content.find(lambda e: e.tag in _PAGE_CHROME) if content.tag == "body" else []:
+        if not chrome.find(lambda e: e.tag in _HEADINGS and e.tag == "h1"):
+            chrome.children.clear()
+    out = _Writer()
+    out.walk(content)
+    out.flush()
+    if not out.h1 and titles and titles[0].text():
+        out.w.front["title"] = titles[0].text()
+    return out.w.done(kind)
+
+
+def read_html(path: Path, text: str) -> Converted:
+    """``path``'s HTML (already decoded as ``text``) as Markdown."""
+    del path
+    return html_to_markdown(text)
+
+
+__all__ = ["html_to_markdown", "parse_html", "read_html"]

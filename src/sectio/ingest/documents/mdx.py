@@ -1,0 +1,65 @@
+"""MDX: Markdown with JSX, read as Markdown once the JSX is stripped (its text kept).
+
+Outside fenced code: top-level ``import``/``export`` statements (an ``export``
+spanning lines up to its balanced braces) and ``{/* comments */}`` are removed;
+JSX tags (``<Note type="tip">``, ``</Note>``, ``<Chart />``: a capitalised or
+dotted name) are removed and the text between them kept. Removed lines stay as
+blank lines, so line numbers still point into the file. Front matter is read
+as in Markdown.
+
+Example:
+    >>> print(strip_mdx("import X from 'x'\\n\\n# Hi\\n\\n<Note>Be careful.</Note>\\n"))
+    <BLANKLINE>
+    <BLANKLINE>
+    # Hi
+    <BLANKLINE>
+    Be careful.
+    <BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_STATEMENT = re.compile(r"^(import|export)\s")
+_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+_JSX = re.compile(r"</?[A-Z][\w.]*(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>|<>|</>")
+
+
+def _balance(line: str) -> int:
+    return (
+        line.count("{")
+        + line.count("(")
+        + line.count("[")
+        - line.count("}")
+        - line.count(")")
+        - line.count("]")
+    )
+
+
+def strip_mdx(text: str) -> str:
+    """``text`` (MDX) as plain Markdown with the same number of lines; see above."""
+    text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    out: list[str] = []
+    fenced = False
+    depth = 0
+    for line in text.split("\n"):
+        if depth > 0:
+            depth += _balance(line)
+            out.append("")
+            continue
+        if _FENCE.match(line):
+            fenced = not fenced
+        if fenced or _FENCE.match(line):
+            out.append(line)
+            continue
+        if _STATEMENT.match(line):
+            depth = max(_balance(line), 0)
+            out.append("")
+            continue
+        out.append(_JSX.sub("", line) if not line.startswith("    ") else line)
+    return "\n".join(out)
+
+
+__all__ = ["strip_mdx"]

@@ -1,0 +1,417 @@
+"""PDF: text, headings, tables and pages, read with pdfplumber (pdfminer.six layout).
+
+* **Reading order**: pdfminer's layout analysis (``LAParams``: boxes in column
+  flow), page after page; text boxes become paragraphs (a hyphen at a line's
+  end joined), bullet lines list items.
+* **Headings**: the PDF's outline (bookmarks) when it has two entries or more,
+  each matched to its line on its page (else put at the top of that page);
+  otherwise a font rule: a short line set larger than the body text, or a
+  bold numbered or upper-case one. Distinct styles, largest first, give the
+  levels; a numbered heading (``2.1``) goes one level deeper per number.
+* **Running headers and footers** (the same line in the top or bottom margin of
+  most pages, page numbers too) are dropped.
+* **Tables** (pdfplumber's ruled-line finder) are one Markdown table each,
+  placed where their first line was; one with merged cells or rows run
+  together is flagged (:attr:`Converted.flagged`). A table of one row or one
+  column (a framed paragraph) is read as text.
+* **Images** covering more than 4% of a page, and pages that are an image
+  without text (scanned), are flagged blocks saying so.
+* **Pages**: every line keeps its (1-based, physical) page.
+
+Raises :class:`~sectio.errors.ContractError` for a file that is not a readable
+PDF, an encrypted one, and one without any text layer (a scanned PDF: OCR it
+first).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sectio.errors import ContractError
+from sectio.ingest.documents.converted import Converted, MarkdownWriter
+
+LAPARAMS = {"word_margin": 0.1, "line_margin": 0.5, "boxes_flow": 0.5, "all_texts": True}
+#: Share of the page height, at the top and at the bottom, where running lines are looked for.
+MARGIN = 0.08
+#: Share of a page an image must cover to be reported as a figure.
+FIGURE_AREA = 0.04
+_NUMBERED = re.compile(r"^((?:\d+\.)*\d+)\.?\s+\S")
+_BULLET = re.compile(r"^[•▪◦●·■□\-–—*]\s+")
+_PAGE_NO = re.compile(r"^(page\s*)?\d+(\s*(of|/)\s*\d+)?$", re.IGNORECASE)
+
+
+@dataclass
+class _Line:
+    text: str
+    size: float
+    bold: bool
+    top: float
+    page: int
+    height: float
+
+
+@dataclass
+class _Box:
+    page: int
+    lines: list[_Line] = field(default_factory=list)
+
+
+@dataclass
+class _Table:
+    page: int
+    rows: list[list[str | None]]
+
+
+@dataclass
+class _Figure:
+    page: int
+    scanned: bool = False
+
+
+_Item = _Box | _Table | _Figure
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def _line(obj: Any, page: int, height: float) -> _Line | None:
+    from pdfminer.layout import LTChar
+
+    chars = [c for c in obj if isinstance(c, LTChar) and c.upright]
+    text = " ".join(
+        "".join(c.get_text() for c in obj if not isinstance(c, LTChar) or c.upright).split()
+    )
+    if not chars or not text:
+        return None
+    size = round(statistics.median(c.size for c in chars) * 2) / 2
+    bold = (
+        sum(1 for c in chars if re.search(r"bold|black|heavy", c.fontname, re.I)) > len(chars) / 2
+    )
+    return _Line(text, size, bold, height - obj.y1, page, height)
+
+
+def _inside(bbox: tuple[float, float, float, float], boxes: list[tuple[float, ...]]) -> int | None:
+    x0, top, x1, bottom = bbox
+    cx, cy = (x0 + x1) / 2, (top + bottom) / 2
+    for i, (bx0, btop, bx1, bbottom) in enumerate(boxes):
+        if bx0 <= cx <= bx1 and btop <= cy <= bbottom:
+            return i
+    return None
+
+
+def _layout(objs: Any, area: float) -> Any:
+    """The text boxes and large images of a layout, in its order (figures opened)."""
+    from pdfminer.layout import LTFigure, LTImage, LTTextBoxHorizontal
+
+    for obj in objs:
+        if isinstance(obj, LTTextBoxHorizontal) or (
+            isinstance(obj, LTImage) and obj.width * obj.height > FIGURE_AREA * area
+        ):
+            yield obj
+        elif isinstance(obj, LTFigure):
+            yield from _layout(obj, area)
+
+
+def _page_items(page: Any, n: int) -> list[_Item]:
+    """The page's boxes, tables and figures in reading order."""
+    from pdfminer.layout import LTImage
+
+    tables = [t for t in page.find_tables() if _is_table(t.extract())]
+    bboxes = [t.bbox for t in tables]
+    placed: set[int] = set()
+    items: list[_Item] = []
+    height = page.height
+    for obj in _layout(page.layout, page.width * page.height):
+        if isinstance(obj, LTImage):
+            items.append(_Figure(n))
+            continue
+        box = _Box(n)
+        for line in obj:
+            t = _inside((line.x0, height - line.y1, line.x1, height - line.y0), bboxes)
+            if t is not None:
+                if t not in placed:
+                    items.extend([box, _Table(n, tables[t].extract())])
+                    box = _Box(n)
+                    placed.add(t)
+                continue
+            got = _line(line, n, height)
+            if got:
+                box.lines.append(got)
+        items.append(box)
+    items.extend(_Table(n, t.extract()) for i, t in enumerate(tables) if i not in placed)
+    items = [i for i in items if not isinstance(i, _Box) or i.lines]
+    if not any(isinstance(i, _Box | _Table) for i in items) and items:
+        return [_Figure(n, scanned=True)]
+    return items
+
+
+def _is_table(rows: list[list[str | None]]) -> bool:
+    return len(rows) >= 2 and max((len(r) for r in rows), default=0) >= 2
+
+
+def _unsure(rows: list[list[str | None]]) -> str:
+    """Why a table cannot be trusted as parsed ('' when it can)."""
+    if any(c is None for r in rows for c in r):
+        return "merged cells"
+    for r in rows:
+        stacked = [c.count("\n") for c in r if c and c.count("\n") >= 2]
+        if len(stacked) >= 2 and len(set(stacked)) == 1:
+            return "rows run together"
+    return ""
+
+
+def _running(pages: list[list[_Item]]) -> set[str]:
+    """Keys of lines repeated in the margins of most pages (headers, footers)."""
+    seen: Counter[str] = Counter()
+    for items in pages:
+        keys = {
+            _margin_key(line)
+            for item in items
+            if isinstance(item, _Box)
+            for line in item.lines
+            if _in_margin(line)
+        }
+        seen.update(keys)
+    need = max(3, int(0.4 * len(pages)) + 1)
+    return {k for k, c in seen.items() if c >= need}
+
+
+def _in_margin(line: _Line) -> bool:
+    return line.top < MARGIN * line.height or line.top > (1 - MARGIN) * line.height
+
+
+def _margin_key(line: _Line) -> str:
+    return re.sub(r"\d+", "#", line.text.lower())
+
+
+def _drop_running(pages: list[list[_Item]]) -> list[_Item]:
+    running = _running(pages) if len(pages) >= 3 else set()
+    out: list[_Item] = []
+    for items in pages:
+        for item in items:
+            if isinstance(item, _Box):
+                item.lines = [
+                    ln
+                    for ln in item.lines
+                    if not (
+                        _in_margin(ln) and (_margin_key(ln) in running or _PAGE_NO.match(ln.text))
+                    )
+                ]
+                if not item.lines:
+                    continue
+            out.append(item)
+    return out
+
+
+class _Styles:
+    """The font rule: which lines are headings, and at which level."""
+
+    def __init__(self, lines: list[_Line]) -> None:
+        weights: Counter[float] = Counter()
+        for ln in lines:
+            weights[ln.size] += len(ln.text)
+        self.body = weights.most_common(1)[0][0] if weights else 0.0
+        styles: Counter[tuple[float, bool]] = Counter(
+            (ln.size, ln.bold) for ln in lines if self._candidate(ln)
+        )
+        common = {s for s, c in styles.items() if c > 0.4 * len(lines) and len(lines) > 10}
+        ranked = sorted((s for s in styles if s not in common), key=lambda s: (-s[0], not s[1]))
+        self.rank = {s: i + 1 for i, s in enumerate(ranked)}
+
+    def _candidate(self, ln: _Line) -> bool:
+        words = ln.text.split()
+        if not 0 < len(words) <= 20 or len(ln.text) > 150 or not re.search(r"[A-Za-z]", ln.text):
+            return False
+        if ln.text.endswith((",", ";")) or _PAGE_NO.match(ln.text):
+            return False
+        if ln.size >= self.body + 1.0:
+            return True
+        if ln.bold and ln.size >= self.body - 0.25:
+            upper = ln.text.isupper() and len(words) <= 10
+            return bool(_NUMBERED.match(ln.text)) or upper
+        return False
+
+    def level(self, ln: _Line) -> int:
+        """The heading level of ``ln`` (0: not a heading)."""
+        rank = self.rank.get((ln.size, ln.bold), 0) if self._candidate(ln) else 0
+        if not rank:
+            return 0
+        numbered = _NUMBERED.match(ln.text)
+        depth = numbered.group(1).count(".") if numbered else 0
+        return min(rank + depth, 6)
+
+
+def _write_box(w: MarkdownWriter, box: _Box, level_of: Any) -> None:
+    """A text box: heading lines as headings, the rest as paragraphs and list items."""
+    run: list[_Line] = []
+    heading: list[_Line] = []
+
+    def flush() -> None:
+        if heading:
+            w.heading(level_of(heading[0]), " ".join(ln.text for ln in heading), box.page)
+            heading.clear()
+        if run:
+            _write_text(w, run, box.page)
+            run.clear()
+
+    for ln in box.lines:
+        level = level_of(ln)
+        if level:
+            same = heading and (heading[-1].size, heading[-1].bold) == (ln.size, ln.bold)
+            if not same or run:
+                flush()
+            heading.append(ln)
+        else:
+            if heading:
+                flush()
+            run.append(ln)
+    flush()
+
+
+def _write_text(w: MarkdownWriter, lines: list[_Line], page: int) -> None:
+    items: list[str] = []
+    text = ""
+    for ln in lines:
+        if _BULLET.match(ln.text):
+            if text:
+                w.paragraph(text, page)
+                text = ""
+            items.append(_BULLET.sub("", ln.text))
+        elif items and not text:
+            items[-1] += " " + ln.text
+        else:
+            if items:
+                w.items(items, page)
+                items = []
+            text = _join(text, ln.text)
+    if items:
+        w.items(items, page)
+    if text:
+        w.paragraph(text, page)
+
+
+def _join(text: str, line: str) -> str:
+    if not text:
+        return line
+    if text.endswith("-") and line[:1].islower():
+        return text[:-1] + line
+    return f"{text} {line}"
+
+
+def _outline(path: Path) -> list[tuple[int, str, int]]:
+    """``(level, title, page)`` per bookmark (pages 1-based), or [] without one."""
+    import pypdfium2 as pdfium
+
+    try:
+        doc = pdfium.PdfDocument(str(path))
+        entries = [
+            (b.level + 1, b.get_title().strip(), (b.page_index or 0) + 1)
+            for b in doc.get_toc()
+            if b.get_title().strip() and b.page_index is not None
+        ]
+        doc.close()
+    except Exception:
+        return []
+    return entries if len(entries) >= 2 else []
+
+
+class _OutlineLevels:
+    """Headings from the outline: a line matching an entry of its page is that heading."""
+
+    def __init__(self, outline: list[tuple[int, str, int]]) -> None:
+        self.left: dict[int, list[tuple[int, str]]] = {}
+        for level, title, page in outline:
+            self.left.setdefault(page, []).append((level, _norm(title)))
+
+    def __call__(self, ln: _Line) -> int:
+        key = _norm(ln.text)
+        for i, (level, title) in enumerate(self.left.get(ln.page, [])):
+            if key and (key == title or (len(key) >= 4 and title.startswith(key))):
+                if key == title:
+                    del self.left[ln.page][i]
+                return min(level, 6)
+        return 0
+
+
+def text_layer_refusal(path: Path) -> str:
+    """Why ``path`` cannot be read as a PDF at all (no text on any page, encrypted,
+    broken), told quickly by PDFium; '' when it can be read (or PDFium is missing)."""
+    try:
+        import pypdfium2 as pdfium
+    except ImportError:
+        return ""
+    try:
+        doc = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            return "an encrypted PDF; decrypt it first"
+        return f"not a readable PDF ({exc})"
+    try:
+        for i in range(len(doc)):
+            textpage = doc[i].get_textpage()
+            found = textpage.get_text_range().strip()
+            textpage.close()
+            if found:
+                return ""
+        return (
+            f"no text layer on any of its {len(doc)} pages (a scanned PDF?); "
+            "OCR it first (e.g. ocrmypdf) and ingest the result"
+        )
+    finally:
+        doc.close()
+
+
+def read_pdf(path: Path) -> Converted:
+    """``path`` (a PDF) as Markdown with its pages; see the module docstring.
+
+    Raises:
+        ContractError: not a readable PDF, encrypted, or without a text layer.
+    """
+    pages = _parse(path)
+    items = _drop_running(pages)
+    lines = [ln for it in items if isinstance(it, _Box) for ln in it.lines]
+    if not lines and not any(isinstance(it, _Table) for it in items):
+        raise ContractError(
+            f"{path}: no text layer on any of its {len(pages)} pages (a scanned PDF?); "
+            "OCR it first (e.g. ocrmypdf) and ingest the result"
+        )
+    outline = _outline(path)
+    level_of = _OutlineLevels(outline) if outline else _Styles(lines).level
+    w = MarkdownWriter()
+    done: set[int] = set()
+    for item in items:
+        if outline and item.page not in done:
+            done.add(item.page)
+        if isinstance(item, _Box):
+            _write_box(w, item, level_of)
+        elif isinstance(item, _Table):
+            why = _unsure(item.rows)
+            w.table(item.rows, item.page, bool(why), f"a table with {why} (page {item.page})")
+        else:
+            what = "a page without text (a scanned page?)" if item.scanned else "a figure"
+            w.figure(f"Page {item.page}: {what}", item.page)
+    return w.done("pdf", page_count=len(pages))
+
+
+def _parse(path: Path) -> list[list[_Item]]:
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFPasswordIncorrect
+
+    try:
+        with pdfplumber.open(path, laparams=LAPARAMS) as pdf:
+            return [_page_items(page, n) for n, page in enumerate(pdf.pages, 1)]
+    except PDFPasswordIncorrect as exc:
+        raise ContractError(f"{path}: an encrypted PDF; decrypt it first") from exc
+    except ContractError:
+        raise
+    except Exception as exc:
+        raise ContractError(f"{path}: not a readable PDF ({type(exc).__name__}: {exc})") from exc
+
+
+__all__ = ["read_pdf", "text_layer_refusal"]
