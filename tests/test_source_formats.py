@@ -118,7 +118,8 @@ def test_a_folder_mixing_formats_is_refused_naming_the_files(
     assert sectio.collection_names() == []
     chunks = sectio.ingest(folder, fmt="chunks")
     assert chunks.collection_count == 3
-    assert chunks.detected.endswith("; ignored 1 Markdown file: README.md")
+    assert "; ignored 1 Markdown file: README.md" in chunks.detected
+    assert chunks.detected.endswith("; ignored 1 file: logo.png (an image)")  # nothing unsaid
     assert not any("About this export" in e.text for e in sectio.chunks(tenant="default"))
     docs = sectio.ingest(folder, fmt="markdown", collection="docs")
     assert docs.format == "markdown" and "ignored 2 JSON files" in docs.detected

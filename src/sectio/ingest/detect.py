@@ -243,6 +243,16 @@ def _documents_phrase(documents: dict[Path, str]) -> str:
     return ", ".join(_count(counts[k], LABELS[k]) for k in order)
 
 
+def _docs_named(split: _Split, root: Path) -> str:
+    """``2 Markdown files (a.md, b.md)`` or ``3 documents (a.md, b.pdf, c.html: ...)``."""
+    names = _names(split.markdown, root)
+    if all(k == "markdown" for k in split.documents.values()):
+        return f"{_count(len(split.markdown), 'Markdown file')} ({names})"
+    return (
+        f"{_count(len(split.markdown), 'document')} ({names}: {_documents_phrase(split.documents)})"
+    )
+
+
 def _listed(label: str, got: list[tuple[Path, str]], root: Path) -> str:
     """``; ignored 3 files: a.png (an image), ...`` ('' when ``got`` is empty)."""
     if not got:
@@ -267,8 +277,7 @@ def _detect_folder(root: Path, fmt: str | None) -> Detection:
     if fmt is None and markdown and chunks:
         raise ContractError(
             f"{root}: mixes formats: {_count(len(chunks), 'chunk record file')} "
-            f"({_names(chunks, root)}) and {_count(len(markdown), 'document')} "
-            f"({_names(markdown, root)}: {_documents_phrase(split.documents)}); pass "
+            f"({_names(chunks, root)}) and {_docs_named(split, root)}; pass "
             "--format chunks to read only the record files (documents ignored) or "
             "--format markdown to read only the documents"
         )
@@ -287,9 +296,7 @@ def _detect_folder(root: Path, fmt: str | None) -> Detection:
                 + ("; a BEIR corpus is read from a folder holding corpus.jsonl" if chunks else "")
             )
     first = sniffed[files[0]].describe()
-    skipped = f"; ignored {_count(len(markdown), 'document')}: {_names(markdown, root)}"
-    if all(k == "markdown" for k in split.documents.values()):
-        skipped = f"; ignored {_count(len(markdown), 'Markdown file')}: {_names(markdown, root)}"
+    skipped = "; ignored " + _docs_named(split, root).replace(" (", ": ", 1)[:-1]
     ignored = [*((p, "a document") for p in markdown), *split.ignored]
     return Detection(
         "chunks",

@@ -310,15 +310,24 @@ def _outline(path: Path) -> list[tuple[int, str, int]]:
 
     try:
         doc = pdfium.PdfDocument(str(path))
-        entries = [
-            (b.level + 1, b.get_title().strip(), (b.page_index or 0) + 1)
-            for b in doc.get_toc()
-            if b.get_title().strip() and b.page_index is not None
-        ]
+        entries = []
+        for mark in doc.get_toc():
+            title, page = mark.get_title().strip(), _bookmark_page(mark)
+            if title and page is not None:
+                entries.append((mark.level + 1, title, page + 1))
         doc.close()
-    except Exception:
+    except Exception:  # noqa: BLE001 - a broken outline is no outline; the text still reads
         return []
     return entries if len(entries) >= 2 else []
+
+
+def _bookmark_page(mark: Any) -> int | None:
+    """A bookmark's 0-based page (pypdfium2 4: ``page_index``; 5: its destination's)."""
+    if hasattr(mark, "page_index"):
+        return mark.page_index  # type: ignore[no-any-return]
+    dest = mark.get_dest()
+    index = dest.get_index() if dest is not None else None
+    return index if isinstance(index, int) else None
 
 
 class _OutlineLevels:

@@ -1,0 +1,261 @@
+"""Documents in (issue 35): real PDFs (made with reportlab), DOCX (python-docx), HTML,
+MDX and text parsed for real, through the Markdown path to chunk records."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from docx import Document
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.pdfgen import canvas
+from reportlab.platypus import Image, PageBreak, Paragraph, SimpleDocTemplate, Table, TableStyle
+
+from sectio import Sectio
+from sectio.cli import cli
+from sectio.errors import ContractError
+from sectio.ingest.detect import detect_source
+from sectio.ingest.documents.mdx import strip_mdx
+from sectio.ingest.embedding import long_record_warning, plan_dense, unread_text
+from sectio.ingest.markdown import read_markdown
+from sectio.ingest.readers import read_source
+
+GRID = TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)])
+
+
+def _d0(records: list) -> list:
+    return [r for r in records if getattr(r, "layer", None) == "D0"]
+
+
+def _label_pdf(path: Path) -> Path:
+    """A two-page drug label: title, numbered headings, a ruled table, a merged-cell table."""
+    styles = getSampleStyleSheet()
+    body = styles["BodyText"]
+    story = [
+        Paragraph("Amoxicillin Capsules", styles["Title"]),
+        Paragraph("1. Indications and Usage", styles["Heading1"]),
+        Paragraph("Amoxicillin treats infections of the ear, nose and throat. " * 4, body),
+        Paragraph("2. Dosage and Administration", styles["Heading1"]),
+        Paragraph("2.1 Adults", styles["Heading2"]),
+        Paragraph("Adults take 500 mg every 12 hours with food. " * 3, body),
+        Table([["Age", "Dose"], ["Adult", "500 mg"], ["Child", "25 mg/kg"]], style=GRID),
+        PageBreak(),
+        Paragraph("3. Storage", styles["Heading1"]),
+        Paragraph("Store the capsules below 25 degrees, away from light. " * 3, body),
+        Table(
+            [["Strength", "Pack", ""], ["250 mg", "blister", "bottle"], ["500 mg", "blister", "x"]],
+            style=TableStyle([*GRID.getCommands(), ("SPAN", (1, 0), (2, 0))]),
+        ),
+    ]
+    SimpleDocTemplate(str(path), pagesize=A4).build(story)
+    return path
+
+
+def _scanned_pdf(path: Path, tmp: Path) -> Path:
+    """A page that is only an image: no text layer."""
+    from PIL import Image as PILImage
+
+    png = tmp / "scan.png"
+    PILImage.new("RGB", (400, 300), "white").save(png)
+    SimpleDocTemplate(str(path), pagesize=A4).build([Image(str(png), 400, 300)])
+    return path
+
+
+def test_pdf_headings_pages_and_tables(tmp_path: Path) -> None:
+    records = read_markdown(tmp_path, files=[_label_pdf(tmp_path / "label.pdf")])
+    d0 = _d0(records)
+    titles = {t for r in d0 for t in r.model_dump()["heading_path"]}
+    assert d0[0].doc_title == "Amoxicillin Capsules"
+    assert titles == {
+        "1. Indications and Usage",
+        "2. Dosage and Administration",
+        "2.1 Adults",
+        "3. Storage",
+    }
+    adults = next(r for r in d0 if r.section_title == "2.1 Adults" and r.chunk_kind == "prose")
+    assert adults.model_dump()["heading_path"][-2:] == [
+        "2. Dosage and Administration",
+        "2.1 Adults",
+    ]
+    by_page = {r.source_refs[0].page for r in d0 if r.section_title == "3. Storage"}
+    assert by_page == {2} and adults.source_refs[0].page == 1
+    assert adults.source_refs[0].url == "label.pdf#page=1"
+    tables = [r for r in d0 if r.model_dump()["block_type"] == "table"]
+    assert len(tables) == 2 and all(t.chunk_kind == "block" for t in tables)
+    whole, merged = sorted(tables, key=lambda t: t.source_refs[0].page)
+    assert "| Adult | 500 mg |" in whole.text and not whole.requires_visual_check
+    assert merged.requires_visual_check and merged.source_refs[0].page == 2
+    prose = [r for r in d0 if r.chunk_kind == "prose"]
+    assert not any(r.requires_visual_check for r in prose)
+    assert not any("500 mg |" in r.text for r in prose)  # a table is never part of prose
+
+
+def test_pdf_outline_gives_the_headings(tmp_path: Path) -> None:
+    path = tmp_path / "spec.pdf"
+    c = canvas.Canvas(str(path))
+    for page, (title, text) in enumerate(
+        [("Scope", "This standard covers valves."), ("Terms", "A valve is a device.")]
+    ):
+        c.setFont("Helvetica", 10)  # headings set like body text: only the outline knows
+        c.drawString(72, 750, title)
+        c.drawString(72, 730, text)
+        c.bookmarkPage(f"p{page}")
+        c.addOutlineEntry(title, f"p{page}", level=0)
+        c.showPage()
+    c.save()
+    d0 = _d0(read_markdown(path))
+    assert [(r.section_title, r.source_refs[0].page) for r in d0] == [("Scope", 1), ("Terms", 2)]
+
+
+def test_scanned_pdf_is_refused_alone_and_listed_in_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    scan = _scanned_pdf(folder / "scan.pdf", tmp_path)
+    with pytest.raises(ContractError, match=r"scan.pdf: no text layer on any of its 1 pages"):
+        read_source(scan)
+    (folder / "notes.txt").write_text("# not a heading\n\n    not code either\n")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (folder / "fake.pdf").write_text("just text")
+    result = read_source(folder)
+    assert result.detected.startswith("markdown: 1 text file; ignored 1 file: logo.png (an image)")
+    assert "refused 2 files" in result.detected
+    assert dict(result.refused) == {
+        "fake.pdf": "named .pdf but not a PDF file",
+        "scan.pdf": "no text layer on any of its 1 pages (a scanned PDF?); "
+        "OCR it first (e.g. ocrmypdf) and ingest the result",
+    }
+    (text,) = _d0(result.records)
+    assert text.text == "\\# not a heading\n\nnot code either" and text.chunk_kind == "prose"
+
+
+HTML = """<!doctype html><html><head><title>Help - Install</title></head><body>
+<header><a href="/">Home</a> | <a href="/blog">Blog</a></header>
+<nav><ul><li>Sidebar link</li></ul></nav>
+<main><h1 id="install">Install the app</h1><p>Download the installer.</p>
+<section id="windows"><h2>On Windows</h2><p>Run <code>setup.exe</code> as an administrator.</p>
+<table><tr><th>Edition</th><th>Size</th></tr><tr><td colspan="2">unknown</td></tr></table></section>
+<h2><a id="mac"></a>On macOS</h2><p>Drag the app to Applications.</p>
+<figure><img src="arch.png"><figcaption>How it fits together</figcaption></figure>
+</main><footer>Copyright</footer></body></html>"""
+
+
+def test_html_content_anchors_and_flags(tmp_path: Path) -> None:
+    path = tmp_path / "install.html"
+    path.write_text(HTML)
+    assert detect_source(path).reason == "markdown: install.html is a HTML page"
+    d0 = _d0(read_source(path).records)
+    text = "\n".join(r.text for r in d0)
+    assert "Sidebar link" not in text and "Copyright" not in text and "Blog" not in text
+    refs = {r.section_title: r.source_refs[0] for r in d0}
+    assert refs["On Windows"].url == "install.html#windows"
+    assert refs["On macOS"].url == "install.html#mac"
+    flagged = [r for r in d0 if r.requires_visual_check]
+    assert {r.section_title for r in flagged} == {"On Windows", "On macOS"}
+    assert all(r.chunk_kind == "block" for r in flagged)
+    assert any("How it fits together" in r.text for r in flagged)
+
+
+def test_docx_headings_tables_and_provenance(tmp_path: Path) -> None:
+    doc = Document()
+    doc.add_heading("Employee Handbook", 0)
+    doc.add_heading("Leave", 1)
+    doc.add_paragraph("Staff get 25 days of paid leave a year.")
+    doc.add_heading("Sick leave", 2)
+    doc.add_paragraph("Report sickness before 9am.")
+    table = doc.add_table(rows=3, cols=2)
+    for i, row in enumerate([("Years", "Days"), ("0-5", "25"), ("5+", "30")]):
+        for j, value in enumerate(row):
+            table.cell(i, j).text = value
+    merged = doc.add_table(rows=2, cols=2)
+    merged.cell(0, 0).merge(merged.cell(0, 1)).text = "Both"
+    path = tmp_path / "handbook.docx"
+    doc.save(str(path))
+    d0 = _d0(read_source(path).records)
+    assert d0[0].doc_title == "Employee Handbook"
+    sick = [r for r in d0 if r.section_title == "Sick leave"]
+    assert sick[0].model_dump()["heading_path"] == ["Leave", "Sick leave"]
+    assert sick[0].source_refs[0].model_dump()["heading"] == "Sick leave"
+    tables = [r for r in sick if r.chunk_kind == "block"]
+    assert "| 5+ | 30 |" in tables[0].text and not tables[0].requires_visual_check
+    assert tables[1].requires_visual_check  # merged cells
+
+
+def test_mdx_tree_strips_jsx_keeps_text(tmp_path: Path) -> None:
+    docs = tmp_path / "site"
+    (docs / "guide").mkdir(parents=True)
+    (docs / "guide" / "install.mdx").write_text(
+        "---\ntitle: Install\n---\nimport {Note} from './note.jsx'\n"
+        "export const meta = {\n  authors: ['a'],\n}\n\n# Install\n\n"
+        '<Note type="tip">\n  Use the LTS release.\n</Note>\n\n{/* hidden */}\n\n'
+        "```jsx\n<Button />\n```\n"
+    )
+    (docs / "index.md").write_text("# Home\n\nWelcome.\n")
+    (docs / "note.jsx").write_text("export const Note = () => null\n")
+    result = read_source(docs)
+    assert result.detected == (
+        "markdown: 1 Markdown file, 1 MDX file; ignored 1 file: note.jsx (code or a site asset)"
+    )
+    d0 = [r for r in _d0(result.records) if r.doc_id == "guide/install.mdx"]
+    assert d0[0].doc_title == "Install"
+    text = "\n".join(r.text for r in d0)
+    assert "Use the LTS release." in text and "<Note" not in text and "authors" not in text
+    assert "<Button />" in text  # code is code
+    assert strip_mdx("a\n<X/>\nb").count("\n") == 2  # line numbers kept
+
+
+def test_verify_source_with_the_page_end_to_end(sectio: Sectio, tmp_path: Path) -> None:
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    _label_pdf(folder / "label.pdf")
+    report = sectio.ingest(folder)
+    assert report.format == "markdown" and report.detected == "markdown: 1 PDF"
+    result = sectio.ask("label.pdf storage strength pack blister bottle")
+    assert (result.decision, result.reason) == ("VERIFY_SOURCE", "visual_verification_required")
+    flagged = [e for e in result.evidence if e.requires_visual_check]
+    assert [e.source_refs[0].page for e in flagged] == [2]  # the page to look at
+    hits = sectio.search("blister bottle strength", top_k=5).hits
+    table = next(h for h in hits if h.requires_visual_check)
+    assert table.source_refs[0].page == 2 and table.chunk_kind == "block"
+
+
+def test_cli_json_lists_ignored_and_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nText.\n")
+    (folder / "b.png").write_bytes(b"\x89PNG")
+    _scanned_pdf(folder / "scan.pdf", tmp_path)
+    home = tmp_path / "home"
+    env = {"SECTIO_HOME": str(home), "SECTIO_EMBEDDER": "fake"}
+    out = CliRunner().invoke(cli, ["ingest", str(folder), "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["ignored"] == [{"path": "b.png", "why": "an image"}]
+    assert [r["path"] for r in data["refused"]] == ["scan.pdf"]
+
+
+def test_long_records_warn_what_the_model_does_not_read(
+    sectio: Sectio, caplog: pytest.LogCaptureFixture
+) -> None:
+    from sectio.contract.record import ChunkRecord
+
+    embedder = sectio.embedder
+    reads = embedder.max_length - 2
+    long_text = " ".join(f"word{i}" for i in range(reads * 2))
+    records = [
+        ChunkRecord(chunk_id="a", doc_id="d", section_key="s", part_index=0, text=long_text),
+        ChunkRecord(chunk_id="b", doc_id="d", section_key="s", part_index=1, text="short"),
+    ]
+    plan = plan_dense(records, [r.index_text() for r in records])
+    n, cut, total = unread_text(plan, embedder)
+    assert n == 1 and cut == total - reads and cut > 0
+    with caplog.at_level(logging.WARNING, logger="sectio.ingest"):
+        from sectio.ingest.embedding import embed_records
+        from sectio.ingest.phases import PhaseClock
+
+        embed_records(records, [r.index_text() for r in records], embedder, PhaseClock())
+    assert long_record_warning(n, cut, total, embedder.max_length) in caplog.text
