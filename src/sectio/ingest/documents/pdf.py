@@ -316,7 +316,7 @@ def _outline(path: Path) -> list[tuple[int, str, int]]:
             if title and page is not None:
                 entries.append((mark.level + 1, title, page + 1))
         doc.close()
-    except Exception:  # noqa: BLE001 - a broken outline is no outline; the text still reads
+    except Exception:  # a broken outline is no outline; the text still reads
         return []
     return entries if len(entries) >= 2 else []
 
@@ -324,7 +324,7 @@ def _outline(path: Path) -> list[tuple[int, str, int]]:
 def _bookmark_page(mark: Any) -> int | None:
     """A bookmark's 0-based page (pypdfium2 4: ``page_index``; 5: its destination's)."""
     if hasattr(mark, "page_index"):
-        return mark.page_index  # type: ignore[no-any-return]
+        return mark.page_index
     dest = mark.get_dest()
     index = dest.get_index() if dest is not None else None
     return index if isinstance(index, int) else None
