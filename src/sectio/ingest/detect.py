@@ -38,7 +38,7 @@ Example:
     ...     detect_source(d)
     ... except ContractError as exc:
     ...     print(str(exc).split(": ", 1)[1][:64])
-    mixes formats: 1 chunk record file (a.jsonl) and 1 document (README
+    mixes formats: 1 chunk record file (a.jsonl) and 1 Markdown file
     >>> detect_source(d, "chunks").reason.split("; ")[1]
     'ignored 1 Markdown file: README.md'
 """

@@ -296,12 +296,28 @@ EVIDENCE_FIELDS = (
 )
 
 
+def page_label(refs: list[dict[str, Any]]) -> str | None:
+    """The page to look at, from the first reference that has one: ``"4"`` or ``"4-5"``
+    (a chunk spanning pages); None when no reference names a page.
+
+    Example:
+        >>> page_label([{"source": "a.pdf", "page": 4, "page_end": 5}])
+        '4-5'
+    """
+    for ref in refs:
+        if ref.get("page") is not None:
+            end = ref.get("page_end")
+            return f"{ref['page']}-{end}" if end not in (None, ref["page"]) else str(ref["page"])
+    return None
+
+
 def chunk_metadata(item: Evidence, result: RetrievalResult | SearchResult) -> dict[str, Any]:
     """A chunk's metadata for a framework document: where it is (doc, section, part),
     its provenance (``source_refs``), its score, and the answer's ``decision``,
     ``reason``, ``route`` (``mode`` for a search), ``collection`` and ``trace_id``."""
     meta: dict[str, Any] = {k: getattr(item, k) for k in EVIDENCE_FIELDS}
     meta["source_refs"] = [ref.model_dump() for ref in item.source_refs]  # plain JSON data
+    meta["page"] = page_label(meta["source_refs"])
     meta["score"] = item.score
     meta["collection"] = result.collection
     meta["trace_id"] = result.trace_id

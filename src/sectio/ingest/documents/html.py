@@ -1,10 +1,13 @@
 """HTML: the page's content (not its navigation) as Markdown, headings with their anchors.
 
 Read with the standard library's parser (lenient with broken HTML); no network,
-nothing executed. The content is the page's ``<main>`` (else ``[role=main]``,
-else its largest ``<article>``, else ``<body>``), without ``nav``, ``aside``,
-page ``header``/``footer`` (those inside the content are kept), forms, scripts,
-styles, hidden elements and ``[role=navigation]``.
+nothing executed. The content is the ``<main>``, ``[role=main]`` or
+``<article>`` holding the most text (when it holds a quarter of the page's
+text or more; else the ``<body>``), without ``nav``, ``aside``, page
+``header``/``footer`` (those inside the content are kept), forms, scripts,
+styles, hidden elements and ``[role=navigation]``; read from the ``<body>``,
+also without the blocks whose class or id names page furniture (``nav``,
+``menu``, ``sidebar``, ``breadcrumb``, ``footer``, ``share``, ``related``, ...).
 
 * ``h1``-``h6`` are headings; each keeps its anchor: its own ``id``, else an
   ``<a id|name>`` inside it, else the ``id`` of the ``<section>`` it opens;
@@ -20,6 +23,7 @@ The title is the first ``h1``, else ``<title>``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -126,27 +130,41 @@ def parse_html(text: str) -> _El:
 
 
 def _content(root: _El) -> _El:
-    for pred in (
-        lambda e: e.tag == "main",
-        lambda e: e.attrs.get("role") == "main",
-    ):
-        found = root.find(pred)
-        if found:
-            return found[0]
-    articles = root.find(lambda e: e.tag == "article")
-    if articles:
-        return max(articles, key=lambda e: len(e.text()))
+    """The content element: the ``main``, ``[role=main]`` or ``article`` holding the most
+    text, when it holds a quarter of the body's text or more; else the body."""
     bodies = root.find(lambda e: e.tag == "body")
-    return bodies[0] if bodies else root
+    body = bodies[0] if bodies else root
+    candidates = root.find(lambda e: e.tag in ("main", "article") or e.attrs.get("role") == "main")
+    if not candidates:
+        return body
+    best = max(candidates, key=lambda e: len(e.text()))
+    return best if len(best.text()) >= 0.25 * len(body.text()) else body
+
+
+_CHROME = re.compile(
+    r"(^|[-_ ])(nav|navbar|navigation|menu|sidebar|breadcrumbs?|footer|masthead|cookies?|"
+    r"share|sharing|social|related|comments?|advert|ads|banner|newsletter|skip-link)([-_ ]|$)",
+    re.IGNORECASE,
+)
+_IMAGE_ALT = re.compile(r"\[image: [^\]]*\]")
+
+
+def _chrome(el: _El) -> bool:
+    """Page furniture by its class, or an id that is only such a word (a section's id
+    such as ``sharing-with-a-team`` is content)."""
+    name = el.attrs.get("id", "")
+    whole = _CHROME.fullmatch(name) or _CHROME.fullmatch(f"-{name}-") if name else None
+    return bool(_CHROME.search(el.attrs.get("class", "")) or whole)
 
 
 class _Writer:
     """Walks the content, block by block, into a :class:`MarkdownWriter`."""
 
-    def __init__(self) -> None:
+    def __init__(self, drop_chrome: bool = False) -> None:
         self.w = MarkdownWriter()
         self.inline: list[str] = []
         self.h1 = ""
+        self.drop_chrome = drop_chrome
 
     def flush(self) -> None:
         text = "".join(self.inline)
@@ -160,7 +178,7 @@ class _Writer:
             if isinstance(c, str):
                 self.inline.append(c)
                 continue
-            if c.tag in _DROP or _hidden(c):
+            if c.tag in _DROP or _hidden(c) or (self.drop_chrome and _chrome(c)):
                 continue
             first = section_id if i == _first_element(el) else ""
             self.element(c, first)
@@ -193,13 +211,27 @@ class _Writer:
             or (anchors[0].attrs.get("id") or anchors[0].attrs.get("name") if anchors else "")
             or section_id
         )
-        title = el.text().replace("¶", "").strip()
+        title = _IMAGE_ALT.sub("", el.text()).replace("¶", "").strip()
+        if not title:
+            return
         if el.tag == "h1" and not self.h1:
             self.h1 = title
         self.w.heading(int(el.tag[1]), title, anchor=anchor or "")
 
     def on_ul(self, el: _El, ordered: bool = False) -> None:
-        items = [c.text() for c in el.children if isinstance(c, _El) and c.tag == "li"]
+        """Simple items as a list; an item holding headings, tables or code is read as
+        blocks (a card layout marked up as a list)."""
+        items: list[str] = []
+        for c in el.children:
+            if not isinstance(c, _El) or c.tag != "li":
+                continue
+            if c.find(lambda e: e.tag in _HEADINGS or e.tag in ("table", "pre")):
+                self.w.items(items, ordered=ordered)
+                items = []
+                self.walk(c)
+                self.flush()
+            else:
+                items.append(c.text())
         self.w.items(items, ordered=ordered)
 
     def on_ol(self, el: _El) -> None:
@@ -266,7 +298,7 @@ def html_to_markdown(text: str, kind: str = "html") -> Converted:
     for chrome in content.find(lambda e: e.tag in _PAGE_CHROME) if content.tag == "body" else []:
         if not chrome.find(lambda e: e.tag in _HEADINGS and e.tag == "h1"):
             chrome.children.clear()
-    out = _Writer()
+    out = _Writer(drop_chrome=content.tag in ("body", "#root"))
     out.walk(content)
     out.flush()
     if not out.h1 and titles and titles[0].text():
