@@ -1,12 +1,24 @@
-"""Documents readers on real files: per file, pages, seconds, headings, tables, flags.
+"""Documents readers on real files: structure per file, then retrieval per corpus type.
 
-    .venv/bin/python benchmarks/documents.py [FOLDER ...]   # default: benchmarks/data/documents
+    .venv/bin/python benchmarks/documents.py            # structure + retrieval (MiniLM)
+    .venv/bin/python benchmarks/documents.py structure  # the per-file table only
 
 Prints one row per file and a total per reader: pages (PDF), seconds, pages/s and
 MB/s, headings found, tables (block chunks of kind table), how many of them are
 flagged ``requires_visual_check``, figures flagged, and, for a PDF that has an
 outline (bookmarks), the recall and precision of the font rule's headings
 against that outline (the outline is the document's own table of contents).
+For HTML, headings are scored against readability's cleaned article of the same
+page (``html-reference/``).
+
+Retrieval: each corpus type (pdf, html, docx, mdx) is ingested twice with the
+bundled MiniLM, once through its reader and once as a baseline conversion (PDF:
+pdfminer's plain text as ``.txt``; HTML: the raw page read as Markdown text, the
+old behaviour; DOCX: mammoth's own Markdown; MDX: the file renamed ``.md``, JSX
+left in), and the questions of ``questions.jsonl`` are asked: ``search@5`` is a
+hit when one of the top 5 chunks is from the right document and holds the
+answer phrase; ``ask`` when the decision is not ABSTAIN and its evidence holds
+it (``verify``: how many of those decided VERIFY_SOURCE).
 Files and their sources: benchmarks/data/documents/README.md.
 """
 
@@ -29,20 +41,48 @@ def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", text.lower())
 
 
+def _same(a: str, b: str) -> bool:
+    """One normalised heading is the other, or starts it (a heading cut at a line end)."""
+    short, long = sorted((a, b), key=len)
+    return bool(short) and long.startswith(short) and len(short) >= 0.6 * len(long)
+
+
+def _pr(found: list[str], truth: list[str]) -> tuple[float, float]:
+    """Recall and precision of ``found`` headings against ``truth`` (normalised)."""
+    hit_t = sum(any(_same(t, f) for f in found) for t in truth)
+    hit_f = sum(any(_same(t, f) for t in truth) for f in found)
+    return hit_t / len(truth), (hit_f / len(found) if found else 0.0)
+
+
+def _by_hand(path: Path) -> tuple[float, float] | None:
+    """The headings found on the pages read by hand (``pdf-outlines.json``) scored."""
+    import json
+
+    outlines = json.loads((path.parent.parent / "pdf-outlines.json").read_text())
+    if path.name not in outlines:
+        return None
+    entry = outlines[path.name]
+    converted = pdf_reader.read_pdf(path)
+    doc = parse_markdown(converted.markdown, path.name)
+    found = [
+        _norm(s.title)
+        for s in doc.sections
+        if s.level and converted.pages[s.line] in entry["pages"]
+    ]
+    return _pr(found, [_norm(t) for t in entry["headings"]])
+
+
 def _font_rule_vs_outline(path: Path) -> tuple[float, float] | None:
     outline = pdf_reader._outline(path)
     if not outline:
-        return None
+        return _by_hand(path)
     saved = pdf_reader._outline
     pdf_reader._outline = lambda _p: []  # the font rule alone
     try:
         doc = parse_markdown(pdf_reader.read_pdf(path).markdown, path.name)
     finally:
         pdf_reader._outline = saved
-    found = {_norm(s.title) for s in doc.sections if s.level}
-    truth = {_norm(t) for _, t, _ in outline}
-    hit = len(found & truth)
-    return hit / len(truth), (hit / len(found) if found else 0.0)
+    return _pr([_norm(s.title) for s in doc.sections if s.level], [_norm(t) for _, t, _ in outline])
 
 
 def _row(path: Path, root: Path) -> dict[str, object]:
@@ -55,7 +95,7 @@ def _row(path: Path, root: Path) -> dict[str, object]:
     tables = [b for b in blocks if b.kind == "table"]
     flagged = [b for b in tables if converted.is_flagged(b.line, b.end_line)]
     figures = [b for b in flagged if "not read as text" in b.text]
-    pr = _font_rule_vs_outline(path) if kind == "pdf" else None
+    pr = _font_rule_vs_outline(path) if kind == "pdf" else _html_outline(path, root)
     return {
         "file": path.relative_to(root).as_posix(),
         "kind": kind,
@@ -68,6 +108,21 @@ def _row(path: Path, root: Path) -> dict[str, object]:
         "figures": len(figures),
         "outline_rp": pr,
     }
+
+
+def _html_outline(path: Path, root: Path) -> tuple[float, float] | None:
+    ref = root.parent / "html-reference" / path.name
+    if path.suffix != ".html" or not ref.is_file():
+        return None
+    from sectio.ingest.documents.html import html_to_markdown, parse_html
+
+    doc = parse_markdown(html_to_markdown(path.read_text(errors="replace")).markdown, path.name)
+    found = [_norm(s.title) for s in doc.sections if s.level]
+    heads = ("h1", "h2", "h3", "h4", "h5", "h6")
+    tree = parse_html(ref.read_text(errors="replace"))
+    texts = (e.text().replace("[edit]", "") for e in tree.find(lambda e: e.tag in heads))
+    truth = [t for t in map(_norm, texts) if t]
+    return _pr(found, truth) if truth else None
 
 
 def main(folders: list[Path]) -> None:
@@ -98,6 +153,95 @@ def main(folders: list[Path]) -> None:
         print(f"{kind:<8} {len(got):>5} {pages:>6} {s:>7.2f} {rate} {mb / s if s else 0:>6.2f}")
 
 
+def _baseline(kind: str, source: Path, out: Path) -> Path:
+    """The corpus ``source`` converted the naive way into ``out`` (see the docstring)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for path in sorted(source.rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(source)
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "pdf":
+            from pdfminer.high_level import extract_text
+
+            target.with_suffix(".pdf.txt").write_text(extract_text(str(path)) or " ")
+        elif kind == "html":
+            target.with_suffix(".html.md").write_text(path.read_text(errors="replace"))
+        elif kind == "docx":
+            import mammoth
+
+            with path.open("rb") as fh:
+                md = mammoth.convert_to_markdown(fh).value
+            target.with_suffix(".docx.md").write_text(md or " ")
+        elif kind == "mdx":
+            target.with_suffix(".md").write_text(path.read_text())
+    return out
+
+
+def _doc_of(doc_id: str) -> str:
+    """The source file a baseline document came from (``a.pdf.txt`` -> ``a.pdf``)."""
+    for tail in (".txt", ".md"):
+        if doc_id.endswith(tail) and not doc_id.endswith(".mdx.md"):
+            stripped = doc_id.removesuffix(tail)
+            if "." in stripped.rsplit("/", 1)[-1]:
+                return stripped
+    return doc_id.removesuffix(".md") + ".mdx" if doc_id.endswith(".md") else doc_id
+
+
+def _score(sectio: object, collection: str, questions: list[dict[str, str]]) -> tuple:
+    def norm(t: str) -> str:
+        return " ".join(t.lower().split())
+
+    search_hits = ask_hits = verify = 0
+    for q in questions:
+        want = norm(q["answer"])
+        hits = sectio.search(q["question"], collection=collection, top_k=5).hits  # type: ignore[attr-defined]
+        if any(_doc_of(h.doc_id) == q["doc"] and want in norm(h.text) for h in hits):
+            search_hits += 1
+        result = sectio.ask(q["question"], collection=collection, record=False)  # type: ignore[attr-defined]
+        held = any(want in norm(e.text) for e in result.evidence)
+        if result.decision != "ABSTAIN" and held:
+            ask_hits += 1
+            verify += result.decision == "VERIFY_SOURCE"
+    return search_hits, ask_hits, verify
+
+
+def retrieval(root: Path = DEFAULT) -> None:
+    """search@5 and ask per corpus type, reader vs baseline (see the module docstring)."""
+    import json
+    import tempfile
+
+    from sectio import Sectio, Settings
+
+    questions = [json.loads(line) for line in (root / "questions.jsonl").open()]
+    print(
+        f"\n{'corpus':<6} {'n':>3} {'path':<9} {'search@5':>8} {'ask':>5} "
+        f"{'verify':>6} {'ingest s':>8}"
+    )
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Sectio(Settings(home=Path(tmp) / "home", embedder="minilm", traces=False)) as s,
+    ):
+        for kind in ("pdf", "html", "docx", "mdx"):
+            qs = [q for q in questions if q["corpus"] == kind]
+            base = _baseline(kind, root / kind, Path(tmp) / f"base-{kind}")
+            for label, folder in (("reader", root / kind), ("baseline", base)):
+                name = f"{kind}-{label}"
+                t = time.perf_counter()
+                s.ingest(folder, collection=name)
+                took = time.perf_counter() - t
+                hit, asked, ver = _score(s, name, qs)
+                print(
+                    f"{kind:<6} {len(qs):>3} {label:<9} {hit / len(qs):>8.2f} "
+                    f"{asked / len(qs):>5.2f} {ver:>6} {took:>8.1f}"
+                )
+
+
 if __name__ == "__main__":
-    args = [Path(a) for a in sys.argv[1:]]
-    main(args or sorted(p for p in DEFAULT.iterdir() if p.is_dir()))
+    args = sys.argv[1:]
+    main(sorted(p for p in DEFAULT.iterdir() if p.is_dir() and p.name != "html-reference"))
+    print("\noutline R/P: PDF with bookmarks: the font rule alone against them; PDF without:")
+    print("headings read by hand (pdf-outlines.json, pages listed); HTML: readability's article")
+    if args != ["structure"]:
+        retrieval()

@@ -147,6 +147,8 @@ _CHROME = re.compile(
     re.IGNORECASE,
 )
 _IMAGE_ALT = re.compile(r"\[image: [^\]]*\]")
+#: What a heading's self-link or edit link adds to its text (``¶``, ``#``, ``[edit]``).
+_SELF_LINK = re.compile(r"(\s*(¶|#|§|\[edit\]|\[\s*edit\s*\]))+\s*$")
 
 
 def _chrome(el: _El) -> bool:
@@ -211,7 +213,7 @@ class _Writer:
             or (anchors[0].attrs.get("id") or anchors[0].attrs.get("name") if anchors else "")
             or section_id
         )
-        title = _IMAGE_ALT.sub("", el.text()).replace("¶", "").strip()
+        title = _SELF_LINK.sub("", _IMAGE_ALT.sub("", el.text())).strip()
         if not title:
             return
         if el.tag == "h1" and not self.h1:

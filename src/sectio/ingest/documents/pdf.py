@@ -38,6 +38,8 @@ from sectio.ingest.documents.converted import Converted, MarkdownWriter
 LAPARAMS = {"word_margin": 0.1, "line_margin": 0.5, "boxes_flow": 0.5, "all_texts": True}
 #: Share of the page height, at the top and at the bottom, where running lines are looked for.
 MARGIN = 0.08
+#: Longest heading (words, its lines joined); a longer run of heading-styled lines is text.
+MAX_HEADING_WORDS = 25
 #: Share of a page an image must cover to be reported as a figure.
 FIGURE_AREA = 0.04
 _NUMBERED = re.compile(r"^((?:\d+\.)*\d+)\.?\s+\S")
@@ -53,6 +55,8 @@ class _Line:
     top: float
     page: int
     height: float
+    #: First line of its text box, and not followed there by a line of its style.
+    lead: bool = False
 
 
 @dataclass
@@ -143,12 +147,22 @@ def _page_items(page: Any, n: int) -> list[_Item]:
             got = _line(line, n, height)
             if got:
                 box.lines.append(got)
+        _mark_lead(box)
         items.append(box)
     items.extend(_Table(n, t.extract()) for i, t in enumerate(tables) if i not in placed)
     items = [i for i in items if not isinstance(i, _Box) or i.lines]
     if not any(isinstance(i, _Box | _Table) for i in items) and items:
         return [_Figure(n, scanned=True)]
     return items
+
+
+def _mark_lead(box: _Box) -> None:
+    """Mark the box's first line as a lead line when the next is not of its style."""
+    if not box.lines:
+        return
+    first = box.lines[0]
+    nxt = box.lines[1] if len(box.lines) > 1 else None
+    first.lead = nxt is None or (nxt.size, nxt.bold) != (first.size, first.bold)
 
 
 def _is_table(rows: list[list[str | None]]) -> bool:
@@ -215,7 +229,7 @@ class _Styles:
     def __init__(self, lines: list[_Line]) -> None:
         weights: Counter[float] = Counter()
         for ln in lines:
-            weights[ln.size] += len(ln.text)
+            weights[ln.size] += 1  # lines, not characters: a box of fine print is not the body
         self.body = weights.most_common(1)[0][0] if weights else 0.0
         styles: Counter[tuple[float, bool]] = Counter(
             (ln.size, ln.bold) for ln in lines if self._candidate(ln)
@@ -234,7 +248,8 @@ class _Styles:
             return True
         if ln.bold and ln.size >= self.body - 0.25:
             upper = ln.text.isupper() and len(words) <= 10
-            return bool(_NUMBERED.match(ln.text)) or upper
+            lead = ln.lead and len(words) <= 12 and not ln.text.endswith((".", ":"))
+            return bool(_NUMBERED.match(ln.text)) or upper or lead
         return False
 
     def level(self, ln: _Line) -> int:
@@ -254,7 +269,11 @@ def _write_box(w: MarkdownWriter, box: _Box, level_of: Any) -> None:
 
     def flush() -> None:
         if heading:
-            w.heading(level_of(heading[0]), " ".join(ln.text for ln in heading), box.page)
+            title = " ".join(ln.text for ln in heading)
+            if len(title.split()) > MAX_HEADING_WORDS:  # a paragraph set large, not a title
+                run[:0] = heading
+            else:
+                w.heading(level_of(heading[0]), title, box.page)
             heading.clear()
         if run:
             _write_text(w, run, box.page)
