@@ -22,7 +22,7 @@ from sectio.errors import ContractError
 from sectio.ingest.detect import detect_source
 from sectio.ingest.documents.mdx import strip_mdx
 from sectio.ingest.embedding import long_record_warning, plan_dense, unread_text
-from sectio.ingest.markdown import read_markdown
+from sectio.ingest.markdown import carry_provenance, read_markdown
 from sectio.ingest.readers import read_source
 
 GRID = TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)])
@@ -92,7 +92,24 @@ def test_pdf_headings_pages_and_tables(tmp_path: Path) -> None:
     assert merged.requires_visual_check and merged.source_refs[0].page == 2
     prose = [r for r in d0 if r.chunk_kind == "prose"]
     assert not any(r.requires_visual_check for r in prose)
+    storage = next(r for r in records if r.chunk_id == "d3:label.pdf:3. Storage")
+    assert storage.source_refs[0].page == 2
     assert not any("500 mg |" in r.text for r in prose)  # a table is never part of prose
+
+
+def test_derived_entries_carry_the_page_and_the_flag() -> None:
+    from sectio.contract.record import ChunkRecord
+
+    def rec(chunk_id: str, **extra: object) -> ChunkRecord:
+        base = {"doc_id": "a.pdf", "section_key": "s", "part_index": 0, "text": chunk_id}
+        return ChunkRecord.model_validate({"chunk_id": chunk_id, **base, **extra})
+
+    table = rec("t", requires_visual_check=True, source_refs=[{"source": "a.pdf", "page": 3}])
+    fact = rec("f", layer="D2", dense_from="t", source_refs=[{"source": "a.pdf"}])
+    other = rec("o", layer="D2", source_refs=[{"source": "a.pdf"}])
+    got = {r.chunk_id: r for r in carry_provenance([table], [fact, other])}
+    assert got["f"].requires_visual_check and got["f"].source_refs[0].page == 3
+    assert not got["o"].requires_visual_check and got["o"].source_refs[0].page is None
 
 
 def test_pdf_outline_gives_the_headings(tmp_path: Path) -> None:

@@ -362,7 +362,8 @@ def read_markdown(
     for build in builds:
         records.extend(build.chunks)
     with clock.phase("layers"):
-        records.extend(build_layers(builds, tenant=tenant, max_tokens=max_tokens, count=count))
+        derived = build_layers(builds, tenant=tenant, max_tokens=max_tokens, count=count)
+        records.extend(carry_provenance(records, derived))
     check_unique_ids([(r, r.doc_id, i + 1) for i, r in enumerate(records)])
     return records
 
@@ -388,6 +389,26 @@ def _read_one(
         return None
     reader = _include_reader(root, file) if kind in ("markdown", "mdx") else None
     return parse_markdown(converted.markdown, rel, reader), converted
+
+
+def carry_provenance(d0: list[ChunkRecord], derived: list[ChunkRecord]) -> list[ChunkRecord]:
+    """``derived`` entries, each restating a D0 chunk (``dense_from``), given that chunk's
+    page and flag: a fact cut from a flagged table is flagged too, and cites its page."""
+    by_id = {r.chunk_id: r for r in d0}
+    out: list[ChunkRecord] = []
+    for record in derived:
+        source = by_id.get(str(getattr(record, "dense_from", None) or ""))
+        page = source.source_refs[0].page if source and source.source_refs else None
+        if source is None or (page is None and not source.requires_visual_check):
+            out.append(record)
+            continue
+        update: dict[str, Any] = {"requires_visual_check": source.requires_visual_check}
+        if page is not None and record.source_refs:
+            first = record.source_refs[0].model_dump(exclude_none=True)
+            first.setdefault("page", page)
+            update["source_refs"] = [first, *record.source_refs[1:]]
+        out.append(ChunkRecord.model_validate({**record.payload(), **update}))
+    return out
 
 
 def stamp_provenance(build: DocBuild, converted: Converted) -> None:
@@ -423,6 +444,7 @@ __all__ = [
     "DocBuild",
     "DocLink",
     "build_doc",
+    "carry_provenance",
     "domain_of",
     "read_markdown",
     "resolve_link",
