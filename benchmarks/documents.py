@@ -153,6 +153,32 @@ def main(folders: list[Path]) -> None:
         print(f"{kind:<8} {len(got):>5} {pages:>6} {s:>7.2f} {rate} {mb / s if s else 0:>6.2f}")
 
 
+def speed(pages: int = 300) -> None:
+    """Read a ``pages``-page PDF (the Federal Register rule, repeated) through the whole
+    Markdown path (conversion, sections, chunks, layers; no embedding)."""
+    import tempfile
+
+    import pypdfium2 as pdfium
+
+    from sectio.ingest.markdown import read_markdown
+
+    source = DEFAULT / "pdf" / "federal-register-2020-17221.pdf"
+    with tempfile.TemporaryDirectory() as tmp:
+        big = pdfium.PdfDocument.new()
+        src = pdfium.PdfDocument(str(source))
+        while len(big) < pages:
+            big.import_pages(src, list(range(min(len(src), pages - len(big)))))
+        path = Path(tmp) / "big.pdf"
+        big.save(str(path))
+        t = time.perf_counter()
+        records = read_markdown(path)
+        took = time.perf_counter() - t
+    print(
+        f"\n{pages}-page PDF ({path.name}): {took:.1f} s to chunk records "
+        f"({pages / took:.1f} pages/s), {len(records)} records"
+    )
+
+
 def _baseline(kind: str, source: Path, out: Path) -> Path:
     """The corpus ``source`` converted the naive way into ``out`` (see the docstring)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -244,4 +270,5 @@ if __name__ == "__main__":
     print("\noutline R/P: PDF with bookmarks: the font rule alone against them; PDF without:")
     print("headings read by hand (pdf-outlines.json, pages listed); HTML: readability's article")
     if args != ["structure"]:
+        speed()
         retrieval()

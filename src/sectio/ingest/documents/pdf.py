@@ -38,6 +38,9 @@ from sectio.ingest.documents.converted import Converted, MarkdownWriter
 LAPARAMS = {"word_margin": 0.1, "line_margin": 0.5, "boxes_flow": 0.5, "all_texts": True}
 #: Share of the page height, at the top and at the bottom, where running lines are looked for.
 MARGIN = 0.08
+#: Horizontal rules (and two vertical ones) a page must draw before pdfplumber's table
+#: finder is run on it (it reads every character of the page again: the slowest step).
+MIN_RULES = 3
 #: Longest heading (words, its lines joined); a longer run of heading-styled lines is text.
 MAX_HEADING_WORDS = 25
 #: Share of a page an image must cover to be reported as a figure.
@@ -122,11 +125,31 @@ def _layout(objs: Any, area: float) -> Any:
             yield from _layout(obj, area)
 
 
+def _rules(objs: Any) -> tuple[int, int]:
+    """How many horizontal and vertical rules a layout draws (a box counts two of
+    each; figures opened)."""
+    from pdfminer.layout import LTCurve, LTFigure, LTRect
+
+    h = v = 0
+    for obj in objs:
+        if isinstance(obj, LTFigure):
+            dh, dv = _rules(obj)
+            h, v = h + dh, v + dv
+        elif isinstance(obj, LTCurve):  # LTLine and LTRect are curves
+            thin_h, thin_v = obj.height < 2, obj.width < 2
+            boxed = isinstance(obj, LTRect) and not (thin_h or thin_v)
+            h += 2 if boxed else int(thin_h or not thin_v)
+            v += 2 if boxed else int(thin_v or not thin_h)
+    return h, v
+
+
 def _page_items(page: Any, n: int) -> list[_Item]:
     """The page's boxes, tables and figures in reading order."""
     from pdfminer.layout import LTImage
 
-    tables = [t for t in page.find_tables() if _is_table(t.extract())]
+    h, v = _rules(page.layout)
+    ruled = h >= MIN_RULES and v >= 2  # no grid of rules, no ruled table: skip the finder
+    tables = [t for t in page.find_tables() if _is_table(t.extract())] if ruled else []
     bboxes = [t.bbox for t in tables]
     placed: set[int] = set()
     items: list[_Item] = []
