@@ -24,6 +24,7 @@ from sectio.ingest.documents.mdx import strip_mdx
 from sectio.ingest.embedding import long_record_warning, plan_dense, unread_text
 from sectio.ingest.markdown import carry_provenance, read_markdown
 from sectio.ingest.readers import read_source
+from sectio.integrations.base import chunk_metadata
 
 GRID = TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)])
 
@@ -235,9 +236,10 @@ def test_verify_source_with_the_page_end_to_end(sectio: Sectio, tmp_path: Path) 
     assert (result.decision, result.reason) == ("VERIFY_SOURCE", "visual_verification_required")
     flagged = [e for e in result.evidence if e.requires_visual_check]
     assert [e.source_refs[0].page for e in flagged] == [2]  # the page to look at
-    hits = sectio.search("blister bottle strength", top_k=5).hits
-    table = next(h for h in hits if h.requires_visual_check)
+    found = sectio.search("blister bottle strength", top_k=5)
+    table = next(h for h in found.hits if h.requires_visual_check)
     assert table.source_refs[0].page == 2 and table.chunk_kind == "block"
+    assert chunk_metadata(table, found)["page"] == "2"  # what the framework integrations show
 
 
 def test_cli_json_lists_ignored_and_refused(tmp_path: Path) -> None:
