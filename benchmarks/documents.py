@@ -17,7 +17,7 @@ pdfminer's plain text as ``.txt``; HTML: the raw page read as Markdown text, the
 old behaviour; DOCX: mammoth's own Markdown; MDX: the file renamed ``.md``, JSX
 left in), and the questions of ``questions.jsonl`` are asked: ``search@5`` is a
 hit when one of the top 5 chunks is from the right document and holds the
-answer phrase; ``ask`` when the decision is not ABSTAIN and its evidence holds
+answer phrase (in its text or its section title); ``ask`` when the decision is not ABSTAIN and its evidence holds
 it (``verify``: how many of those decided VERIFY_SOURCE).
 Files and their sources: benchmarks/data/documents/README.md.
 """
@@ -215,6 +215,11 @@ def _doc_of(doc_id: str) -> str:
     return doc_id.removesuffix(".md") + ".mdx" if doc_id.endswith(".md") else doc_id
 
 
+def _shown(item: object) -> str:
+    """What a reader of the evidence sees: the section title, then the text."""
+    return f"{getattr(item, 'section_title', '') or ''}\n{getattr(item, 'text', '')}"
+
+
 def _score(sectio: object, collection: str, questions: list[dict[str, str]]) -> tuple:
     def norm(t: str) -> str:
         return " ".join(t.lower().split())
@@ -223,10 +228,10 @@ def _score(sectio: object, collection: str, questions: list[dict[str, str]]) -> 
     for q in questions:
         want = norm(q["answer"])
         hits = sectio.search(q["question"], collection=collection, top_k=5).hits  # type: ignore[attr-defined]
-        if any(_doc_of(h.doc_id) == q["doc"] and want in norm(h.text) for h in hits):
+        if any(_doc_of(h.doc_id) == q["doc"] and want in norm(_shown(h)) for h in hits):
             search_hits += 1
         result = sectio.ask(q["question"], collection=collection, record=False)  # type: ignore[attr-defined]
-        held = any(want in norm(e.text) for e in result.evidence)
+        held = any(want in norm(_shown(e)) for e in result.evidence)
         if result.decision != "ABSTAIN" and held:
             ask_hits += 1
             verify += result.decision == "VERIFY_SOURCE"
