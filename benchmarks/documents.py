@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/documents.py            # structure + retrieval (MiniLM)
     .venv/bin/python benchmarks/documents.py structure  # the per-file table only
+    .venv/bin/python benchmarks/documents.py retrieval  # (or speed) that part only
 
 Prints one row per file and a total per reader: pages (PDF), seconds, pages/s and
 MB/s, headings found, tables (block chunks of kind table), how many of them are
@@ -271,6 +272,9 @@ def retrieval(root: Path = DEFAULT) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args in (["retrieval"], ["speed"]):
+        {"retrieval": retrieval, "speed": speed}[args[0]]()
+        raise SystemExit(0)
     main(sorted(p for p in DEFAULT.iterdir() if p.is_dir() and p.name != "html-reference"))
     print("\noutline R/P: PDF with bookmarks: the font rule alone against them; PDF without:")
     print("headings read by hand (pdf-outlines.json, pages listed); HTML: readability's article")
