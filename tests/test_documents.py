@@ -159,6 +159,7 @@ HTML = """<!doctype html><html><head><title>Help - Install</title></head><body>
 <table><tr><th>Edition</th><th>Size</th></tr><tr><td colspan="2">unknown</td></tr></table></section>
 <h2><a id="mac"></a>On macOS</h2><p>Drag the app to Applications.</p>
 <figure><img src="arch.png"><figcaption>How it fits together</figcaption></figure>
+<h3>Updates</h3><p>The app updates itself.</p>
 </main><footer>Copyright</footer></body></html>"""
 
 
@@ -172,6 +173,7 @@ def test_html_content_anchors_and_flags(tmp_path: Path) -> None:
     refs = {r.section_title: r.source_refs[0] for r in d0}
     assert refs["On Windows"].url == "install.html#windows"
     assert refs["On macOS"].url == "install.html#mac"
+    assert refs["Updates"].url == "install.html#mac"  # no id of its own: the nearest above
     flagged = [r for r in d0 if r.requires_visual_check]
     assert {r.section_title for r in flagged} == {"On Windows", "On macOS"}
     assert all(r.chunk_kind == "block" for r in flagged)

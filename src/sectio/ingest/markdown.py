@@ -411,13 +411,30 @@ def carry_provenance(d0: list[ChunkRecord], derived: list[ChunkRecord]) -> list[
     return out
 
 
+def _real_anchors(build: DocBuild, converted: Converted) -> dict[str, str] | None:
+    """Section key -> the anchor the source really has for it: its heading's own id,
+    else the nearest heading above with one ('' before any); None when the
+    conversion's anchors are the Markdown path's own."""
+    if converted.anchors is None:
+        return None
+    out: dict[str, str] = {}
+    last = ""
+    for section in build.doc.sections:
+        if section.anchor in converted.anchors:
+            last = section.anchor
+        out[section.key] = last
+    return out
+
+
 def stamp_provenance(build: DocBuild, converted: Converted) -> None:
     """Give each D0 chunk of ``build`` what its source says: the page (and ``page_end``
-    when it spans pages; ``url`` ``file.pdf#page=N``), the heading it sits under,
+    when it spans pages; ``url`` ``file.pdf#page=N``), the heading it sits under, for
+    HTML the ``#id`` of the nearest heading (its own or one above) that has one,
     and ``requires_visual_check`` when it holds a block the parser was not sure of.
     Line numbers of a converted document (PDF, HTML, DOCX, text) are dropped: they
     count lines of the conversion, not of the file."""
     keep_lines = converted.kind in ("markdown", "mdx")
+    anchors = _real_anchors(build, converted)
     stamped: list[ChunkRecord] = []
     for record, span in zip(build.chunks, build.spans, strict=True):
         refs = [ref.model_dump(exclude_none=True) for ref in record.source_refs]
@@ -425,6 +442,12 @@ def stamp_provenance(build: DocBuild, converted: Converted) -> None:
         if not keep_lines:
             ref.pop("line", None)
             ref.pop("end_line", None)
+        if anchors is not None:
+            real = anchors.get(record.section_key, "")
+            ref.pop("anchor", None)
+            ref["url"] = f"{build.doc_id}#{real}" if real else build.doc_id
+            if real:
+                ref["anchor"] = real
         if record.section_title and record.section_title != build.title:
             ref.setdefault("heading", record.section_title)
         pages = converted.page_range(span.line, span.end_line)

@@ -51,6 +51,9 @@ class Converted:
     page_count: int = 0
     #: Why the document's flagged blocks were flagged (one phrase each, in order).
     notes: list[str] = field(default_factory=list)
+    #: The anchors the source really has (HTML ids); None where headings' anchors are
+    #: the Markdown path's own (Markdown, MDX) or there are none to link to.
+    anchors: set[str] | None = None
 
     def page_range(self, line: int, end_line: int) -> tuple[int, int] | None:
         """The first and last page of lines ``line..end_line``, or None (no pages)."""
@@ -70,6 +73,7 @@ class MarkdownWriter:
         self._pages: list[int | None] = [None]
         self._flagged: set[int] = set()
         self._notes: list[str] = []
+        self._anchors: set[str] = set()
         self.front: dict[str, str] = {}
 
     def _block(self, lines: Sequence[str], page: int | None, flagged: bool) -> None:
@@ -90,6 +94,8 @@ class MarkdownWriter:
         title = " ".join(title.split()).replace("#", "\\#")
         if title:
             tail = f" {{#{anchor}}}" if anchor and re.fullmatch(r"[\w-]+", anchor) else ""
+            if tail:
+                self._anchors.add(anchor)
             self._block([f"{'#' * min(max(level, 1), 6)} {title}{tail}"], page, False)
 
     def paragraph(self, text: str, page: int | None = None, flagged: bool = False) -> None:
@@ -136,8 +142,9 @@ class MarkdownWriter:
         where = f", page {page}" if page else ""
         self.table([[what], [f"not read as text: check the source{where}"]], page, True, what)
 
-    def done(self, kind: str, page_count: int = 0) -> Converted:
-        """The Markdown (front matter first, if any) and its line provenance."""
+    def done(self, kind: str, page_count: int = 0, anchors: bool = False) -> Converted:
+        """The Markdown (front matter first, if any) and its line provenance; with
+        ``anchors``, the headings' anchors are the source's own (HTML ids)."""
         head: list[str] = []
         if self.front:
             head = ["---", *(f"{k}: {_yaml_str(v)}" for k, v in self.front.items()), "---", ""]
@@ -146,7 +153,13 @@ class MarkdownWriter:
         pages.extend(self._pages[1:])
         flagged = {n + len(head) for n in self._flagged}
         return Converted(
-            "\n".join(lines) + "\n", kind, pages, flagged, page_count, list(self._notes)
+            "\n".join(lines) + "\n",
+            kind,
+            pages,
+            flagged,
+            page_count,
+            list(self._notes),
+            set(self._anchors) if anchors else None,
         )
 
 

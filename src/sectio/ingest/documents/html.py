@@ -305,7 +305,7 @@ def html_to_markdown(text: str, kind: str = "html") -> Converted:
     out.flush()
     if not out.h1 and titles and titles[0].text():
         out.w.front["title"] = titles[0].text()
-    return out.w.done(kind)
+    return out.w.done(kind, anchors=kind == "html")
 
 
 def read_html(path: Path, text: str) -> Converted:
