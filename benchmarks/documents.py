@@ -154,6 +154,47 @@ def main(folders: list[Path]) -> None:
         print(f"{kind:<8} {len(got):>5} {pages:>6} {s:>7.2f} {rate} {mb / s if s else 0:>6.2f}")
 
 
+def pages_right(folder: Path = DEFAULT / "pdf") -> None:
+    """Every prose and table chunk of every PDF: are its first words on its ``page`` and
+    its last words on its ``page_end`` (or ``page``)? Page text is PDFium's own (another
+    parser than the reader's), compared without spaces or punctuation."""
+    import pypdfium2 as pdfium
+
+    from sectio.ingest.markdown import read_markdown
+
+    total = right = unverifiable = 0
+    wrong: list[str] = []
+    for path in sorted(folder.glob("*.pdf")):
+        doc = pdfium.PdfDocument(str(path))
+        text = [_norm(doc[i].get_textpage().get_text_range()) for i in range(len(doc))]
+        for r in read_markdown(path):
+            ref = r.source_refs[0] if r.source_refs else None
+            if getattr(r, "layer", None) != "D0" or ref is None or "not read as text" in r.text:
+                continue
+            words = [w for w in re.split(r"[\s|]+", r.text) if _norm(w)]
+            first, last = _norm("".join(words[:3])), _norm("".join(words[-3:]))
+            page = int(ref.page or 0)
+            end = int(getattr(ref, "page_end", None) or page)
+            seen = (
+                [i + 1 for i, t in enumerate(text) if first in t],
+                [i + 1 for i, t in enumerate(text) if last in t],
+            )
+            if not seen[0] or not seen[1]:
+                unverifiable += 1  # PDFium reads those words otherwise: no verdict
+                continue
+            total += 1
+            if page in seen[0] and end in seen[1]:
+                right += 1
+            else:
+                wrong.append(f"{path.name} {r.chunk_id} p{page}-{end}, words on {seen}")
+    print(
+        f"\npages right: {right}/{total} chunks of {folder.name}/ (first and last words on "
+        f"the pages they cite; {unverifiable} more not comparable: PDFium reads them otherwise)"
+    )
+    for w in wrong[:10]:
+        print("  wrong:", w)
+
+
 def speed(pages: int = 300) -> None:
     """Read a ``pages``-page PDF (the Federal Register rule, repeated) through the whole
     Markdown path (conversion, sections, chunks, layers; no embedding)."""
@@ -272,12 +313,13 @@ def retrieval(root: Path = DEFAULT) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args in (["retrieval"], ["speed"]):
-        {"retrieval": retrieval, "speed": speed}[args[0]]()
+    if args in (["retrieval"], ["speed"], ["pages"]):
+        {"retrieval": retrieval, "speed": speed, "pages": pages_right}[args[0]]()
         raise SystemExit(0)
     main(sorted(p for p in DEFAULT.iterdir() if p.is_dir() and p.name != "html-reference"))
     print("\noutline R/P: PDF with bookmarks: the font rule alone against them; PDF without:")
     print("headings read by hand (pdf-outlines.json, pages listed); HTML: readability's article")
     if args != ["structure"]:
+        pages_right()
         speed()
         retrieval()
