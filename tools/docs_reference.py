@@ -413,7 +413,10 @@ def _schema_table(schema: dict[str, Any], schemas: dict[str, Any]) -> str:
     if not props:
         return f"{name}\n"
     required = set(schema.get("required", []))
-    rows = [f"{name}\n\n| field | type | required | default | meaning |\n", "|---|---|---|---|---|\n"]
+    rows = [
+        f"{name}\n\n| field | type | required | default | meaning |\n",
+        "|---|---|---|---|---|\n",
+    ]
     for key, prop in props.items():
         default = f"`{prop['default']!r}`" if "default" in prop else ""
         rows.append(

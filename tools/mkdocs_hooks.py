@@ -12,8 +12,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import docs_reference  # noqa: E402
-from mkdocs.structure.files import File, Files  # noqa: E402
+import docs_reference
+from mkdocs.structure.files import File, Files
 
 
 def on_files(files: Files, config: Any) -> Files:
