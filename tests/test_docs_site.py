@@ -89,6 +89,7 @@ def test_the_profile_reference_names_every_key(site: Path) -> None:
     from pydantic import BaseModel
 
     from sectio.contract import profile
+    from sectio.plan.policy import DocsLayout
     from sectio.retrieve.policy import EvidencePolicy
 
     text = page_text(site, "reference/profile.html")
@@ -105,6 +106,8 @@ def test_the_profile_reference_names_every_key(site: Path) -> None:
             assert re.search(rf"\b{key}\b", text), f"{model.__name__}.{key} missing"
     for key in EvidencePolicy.__dataclass_fields__:
         assert key in text, f"[policy] {key} missing"
+    for key in DocsLayout.model_fields:
+        assert key in text, f"[docs] {key} missing"
     for key in ("source_refs[].source", "source_refs[].page", "source_refs[].url"):
         assert key in page_text(site, "reference/record.html")
 

@@ -271,7 +271,31 @@ def profile_page() -> str:
         out += [f"\n## {title}\n\n", f"`{model.__name__}`. {_doc(model)}\n\n"]
         out.append(_fields_table(model))
     out.append(_policy_table())
+    out.append(_docs_table())
     return "".join(out)
+
+
+def _docs_table() -> str:
+    """``[docs]``: the path prefixes and markers of the docs planner (``DocsLayout``)."""
+    from sectio.plan.policy import DocsLayout
+
+    group = ""
+    notes: dict[str, str] = {}
+    for line in inspect.getsource(DocsLayout).splitlines():
+        comment = re.match(r"\s*# (.+)", line)
+        field = re.match(r"\s*(\w+): .+ = ", line)
+        if comment:
+            group = comment.group(1)
+        elif field:
+            notes[field.group(1)] = group
+    rows = [f"\n## `[docs]`\n\n`DocsLayout`. {_md(DocsLayout.__doc__ or '')}\n\n"]
+    rows.append("| key | type | default | used for |\n|---|---|---|---|\n")
+    for name, field in DocsLayout.model_fields.items():
+        rows.append(
+            f"| `{name}` | {_type_name(field.annotation)} | {_default(field)} | "
+            f"{_cell(notes.get(name, ''))} |\n"
+        )
+    return "".join(rows)
 
 
 def _attributes(doc: str) -> dict[str, str]:
@@ -372,7 +396,7 @@ def http_page() -> str:
 
 
 def _operation(op: dict[str, Any], schemas: dict[str, Any]) -> str:
-    out = [f"{op.get('description', op.get('summary', '')).strip()}\n\n"]
+    out = [f"{_md(op.get('description', op.get('summary', '')))}\n\n"]
     params = op.get("parameters", [])
     if params:
         out.append("| parameter | in | type | required | meaning |\n|---|---|---|---|---|\n")
