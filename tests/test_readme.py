@@ -1,4 +1,5 @@
-"""Every shell and Python block of README.md and docs/quickstart.md runs as written.
+"""Every shell and Python block of README.md and docs/quickstart.md runs as written
+(and those of the corpus guides, in a shell set up as the quickstart leaves it).
 
 The blocks are read from the pages, not copied here, so an edit that breaks one
 fails this test. Each page runs as one shell session, its blocks in order
@@ -31,6 +32,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", ROOT / "docs" / "quickstart.md"]
+#: Guides whose blocks assume the quickstart's shell (the venv on PATH, a home set).
+GUIDES = [ROOT / "docs" / "guides" / "chunk-files.md", ROOT / "docs" / "guides" / "markdown.md"]
+QUICKSTART_SHELL = 'export PATH="$PWD/.venv/bin:$PATH"\nexport SECTIO_HOME="$PWD/.sectio"\n'
 #: Lines of the pages that are not run, and why.
 NOT_RUN = {"make test": "the test suite itself"}
 
@@ -45,9 +49,9 @@ def page_blocks(page: Path) -> list[tuple[str, str]]:
     ]
 
 
-def session_script(blocks: list[tuple[str, str]], port: int) -> str:
+def session_script(blocks: list[tuple[str, str]], port: int, prelude: str = "") -> str:
     """The page as one ``bash -e`` session: shell blocks verbatim, Python blocks as heredocs."""
-    parts = ["set -e"]
+    parts = ["set -e", prelude]
     for lang, code in blocks:
         if lang == "python":
             parts.append(f"python - <<'SECTIO_PAGE_PY'\n{code}SECTIO_PAGE_PY")
@@ -94,10 +98,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run_page(page: Path, tmp_path: Path) -> tuple[Path, str]:
+def run_page(page: Path, tmp_path: Path, prelude: str = "") -> tuple[Path, str]:
     """Run ``page`` in a fresh clone; its folder and stdout. Fails on a non-zero exit."""
     clone = fresh_clone(tmp_path / "clone")
-    script = session_script(page_blocks(page), free_port())
+    script = session_script(page_blocks(page), free_port(), prelude)
     proc = subprocess.Popen(
         ["bash", "-c", script],
         cwd=clone,
@@ -150,6 +154,14 @@ def test_every_block_of_the_page_runs_as_written(page: Path, tmp_path: Path) -> 
     assert "https://open.fda.gov/apis/drug/label/" in out
     assert (clone / ".sectio" / "collections").is_dir()  # Settings(home=".sectio")
     assert not (clone / ".sectio" / "sectio.sqlite3").exists()  # no traces by default
+
+
+@pytest.mark.parametrize("page", GUIDES, ids=lambda p: p.name)
+def test_the_corpus_guides_run_as_written(page: Path, tmp_path: Path) -> None:
+    assert page_blocks(page)
+    clone, _ = run_page(page, tmp_path, QUICKSTART_SHELL)
+    loaded = {"chunk-files.md": "notes", "markdown.md": "handbook"}[page.name]
+    assert (clone / ".sectio" / "collections" / loaded).is_dir()
 
 
 def test_the_page_blocks_are_what_the_test_runs() -> None:
