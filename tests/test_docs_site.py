@@ -9,6 +9,7 @@ key, a route or an error class the code has and a reference page lacks fails her
 from __future__ import annotations
 
 import html
+import os
 import re
 import subprocess
 import sys
@@ -33,7 +34,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
         text=True,
         timeout=300,
-        env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return out
