@@ -4,9 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck unit bench clean
+.PHONY: install demo test lint typecheck unit docs docs-build bench clean
 
-# make demo needs the library and CLI only (no server, test or benchmark tools).
+# make demo installs what the quickstart uses: the library, the CLI and `sectio serve`
+# (the [server] extra); no test, docs or benchmark tools.
 DEMO_STAMP := $(VENV)/.installed-demo
 
 $(STAMP): pyproject.toml
@@ -17,7 +18,7 @@ $(STAMP): pyproject.toml
 
 $(DEMO_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q -e '.[server]'
 	touch $(DEMO_STAMP)
 
 install: $(STAMP)
@@ -37,7 +38,16 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
-test: lint typecheck unit
+# The documentation site (mkdocs.yml): `make docs` serves it at http://127.0.0.1:8000 with
+# live reload; `make docs-build` builds it offline with --strict (a dead link, a missing
+# page or a broken reference fails), as `make test` does.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
+docs-build: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+test: lint typecheck docs-build unit
 
 clean:
-	rm -rf $(VENV) .sectio .sectio-demo .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .sectio .sectio-demo .pytest_cache .mypy_cache .ruff_cache site

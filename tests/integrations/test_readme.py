@@ -1,5 +1,5 @@
-"""Every Python block of the README's "Integrations" section runs, in order, and prints
-what it says it prints."""
+"""Every Python block of the integration guides (docs/guides/integrations/) runs, in
+order, and prints what it says it prints."""
 
 from __future__ import annotations
 
@@ -14,21 +14,23 @@ from opentelemetry.util._once import Once
 
 from tests.integrations.conftest import Remote
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDES = Path(__file__).resolve().parents[2] / "docs" / "guides" / "integrations"
+#: The pages in the order their blocks run (the site's order).
+PAGES = ("llamaindex", "haystack", "langchain", "mcp", "client", "otel")
 
 
 def integration_blocks() -> list[tuple[str, str]]:
-    """``(subsection title, code)`` of each ```python block under ``## Integrations``."""
-    text = README.read_text(encoding="utf-8").split("\n## Integrations\n", 1)[1]
-    text = text.split("\n## ", 1)[0]
+    """``(page title, code)`` of each ```python block of the integration pages, in order."""
+    assert {p.stem for p in GUIDES.glob("*.md")} == {"index", *PAGES}
     blocks: list[tuple[str, str]] = []
-    for part in re.split(r"\n### ", text)[1:]:
-        title = part.splitlines()[0]
-        blocks += [(title, code) for code in re.findall(r"```python\n(.*?)```", part, re.S)]
+    for page in PAGES:
+        text = (GUIDES / f"{page}.md").read_text(encoding="utf-8")
+        title = text.splitlines()[0].removeprefix("# ")
+        blocks += [(title, code) for code in re.findall(r"```python\n(.*?)```", text, re.S)]
     return blocks
 
 
-#: What each block's output must show (its first words: the title of its subsection).
+#: What each block's output must show (its first words: the title of its page).
 EXPECTED = {
     "LlamaIndex": "aspirin contraindications 0 ANSWERABLE\nABSTAIN no_evidence",
     "Haystack": "ANSWERABLE ['contraindications']",
@@ -54,7 +56,7 @@ def test_every_integration_has_a_block_that_runs(
         for title, code in blocks:
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                exec(compile(code, f"README: {title}", "exec"), {"__name__": "__readme__"})
+                exec(compile(code, f"docs: {title}", "exec"), {"__name__": "__readme__"})
             expected = EXPECTED[title.split(" (")[0]]
             assert expected in out.getvalue(), f"{title}: {out.getvalue()!r}"
     finally:  # the OpenTelemetry block installs a global provider
