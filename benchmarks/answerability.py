@@ -13,7 +13,10 @@ Sets (every question text third-party; labels ours; see each folder's README):
   margins were chosen, and ``ours/test``, held out) and real Argo CD issue
   questions (expect answer), other tools' FAQ questions and general
   questions (expect abstain). A second curve replays the docs planner's
-  two margins (``planner_margin``, ``guest_margin``) by split.
+  two margins (``planner_margin``, ``guest_margin``) by split;
+* ``quic_rfc``, ``oss_licenses``, ``poetry_docs``, ``vi_law``: the corpora of
+  ``benchmarks/new_corpora.py`` (default profile), answerable and off-topic
+  questions, grouped ``<kind>/<split>``.
 
 Each set is reported on its ``dev`` split (where thresholds were chosen) and
 its ``holdout`` split (never tuned on), when it has them.
@@ -32,12 +35,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import BENCH, jsonl, open_drugs  # noqa: E402
+from new_corpora import SETS as NEW_SETS  # noqa: E402
+from new_corpora import open_set  # noqa: E402
+from new_corpora import questions as new_questions  # noqa: E402
 
 from sectio import Sectio, Settings  # noqa: E402
 from sectio.eval.answerability import (  # noqa: E402
@@ -116,10 +123,28 @@ def open_argocd() -> tuple[Sectio, str]:
     return sx, "argocd"
 
 
+def new_corpus(name: str) -> tuple[Any, Any]:
+    """Opener and questions of a ``new_corpora.py`` set (groups ``<kind>/<split>``)."""
+
+    def opener() -> tuple[Sectio, str]:
+        sx, coll, _ = open_set(name, None, False)
+        return sx, coll
+
+    def labelled() -> list[Question]:
+        return [
+            Question(q["_id"], q["text"], m["expect"], f"{m['kind']}/{m['split']}")
+            for q in new_questions(name, ("dev", "holdout"))
+            for m in [q["metadata"]]
+        ]
+
+    return opener, labelled
+
+
 SETS = {
     "drugs": (open_drugs, drug_questions),
     "scifact": (open_scifact, scifact_questions),
     "argocd": (open_argocd, argocd_questions),
+    **{name: new_corpus(name) for name in NEW_SETS},
 }
 
 

@@ -1,0 +1,164 @@
+"""Shared by the builders of the new-corpus evaluation sets (quic_rfc, poetry_docs, vi_law).
+
+One question per row of ``labels.tsv`` (tab-separated, a header row, ours):
+
+    kind    gold    text    source    source_ref    note
+
+* ``kind``: ``named_number`` (names a section by its number: "section 4.2",
+  "Điều 5"), ``named_title`` (names a section by its title), ``unnamed``
+  (answerable, names no section), ``offtopic_neighbour`` (same domain, a
+  neighbouring corpus answers it, this one does not) or ``offtopic_general``;
+* ``gold``: ``doc_id#section_key`` pairs joined by ``;`` (answerable kinds
+  only; empty for off-topic);
+* ``source``: ``ours`` (we wrote the question) or the key of a third-party
+  source; ``source_ref``: where the verbatim text comes from.
+
+:func:`write_questions` gives each question its ``_id`` (``<prefix>-`` + the
+first 10 hex digits of ``sha1(text)``) and its split: stratified by ``kind``,
+the ids of each kind sorted by ``sha256(_id)``, the first ``round(0.6 n)`` in
+``dev``, the rest in ``holdout`` (never tuned on). Standard library only.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+#: Where builders put what they build from third-party sources (ignored by git: ``.sectio-*``).
+BUILT = Path(__file__).resolve().parents[2] / ".sectio-bench" / "corpora"
+#: Where the workplace's ``fetch`` tool puts repository snapshots (``owner+name/repo``).
+MIRRORS = Path("/work/.mirror")
+
+ANSWERABLE = ("named_number", "named_title", "unnamed")
+OFFTOPIC = ("offtopic_neighbour", "offtopic_general")
+
+
+def read_labels(path: Path) -> list[dict[str, str]]:
+    """The rows of a ``labels.tsv`` (see the module doc), blank lines and ``#`` lines skipped."""
+    lines = [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    return [dict(row) for row in csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)]
+
+
+def mirror_of(repo: str, given: Path | None = None) -> Path:
+    """The git dir of ``repo`` (``owner/name``): ``given``, else the workplace mirror.
+
+    Raises:
+        SystemExit: no such git dir (fetch the repository first, or pass ``--mirror``).
+    """
+    path = given or MIRRORS / repo.replace("/", "+") / "repo"
+    if not (path / "HEAD").exists():
+        raise SystemExit(f"{path}: no git mirror of {repo}; fetch github:{repo} or pass --mirror")
+    return path
+
+
+def check_gold(folder: Path, keys: set[str]) -> None:
+    """Every gold pair of ``folder/questions.jsonl`` is in ``keys``.
+
+    Raises:
+        SystemExit: naming the first missing pairs (the corpus changed: rebuild the labels).
+    """
+    lines = (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    missing = [
+        (q["_id"], g)
+        for q in map(json.loads, filter(str.strip, lines))
+        for g in q["metadata"]["gold"]
+        if g not in keys
+    ]
+    if missing:
+        raise SystemExit(f"{folder.name}: gold not in the corpus: {missing[:5]}")
+
+
+def split_of(ids_by_kind: dict[str, list[str]]) -> dict[str, str]:
+    """``dev`` / ``holdout`` per id: per kind, sorted by sha256, the first 60% dev."""
+    out = {}
+    for ids in ids_by_kind.values():
+        ranked = sorted(ids, key=lambda i: hashlib.sha256(i.encode()).hexdigest())
+        cut = round(0.6 * len(ranked))
+        for n, qid in enumerate(ranked):
+            out[qid] = "dev" if n < cut else "holdout"
+    return out
+
+
+def write_questions(
+    folder: Path, keys: set[str], rows: list[dict[str, Any]] | None = None, prefix: str = ""
+) -> int:
+    """Write ``questions.jsonl`` and ``qrels/{dev,holdout,all}.tsv`` in ``folder``.
+
+    ``rows`` default to ``folder/labels.tsv``; every gold pair must be in ``keys``
+    (the corpus's ``doc_id#section_key`` set). Returns the number of questions.
+
+    Raises:
+        SystemExit: an unknown kind, a gold pair not in the corpus, an answerable
+            question without gold or an off-topic one with it, a duplicate text.
+    """
+    rows = rows if rows is not None else read_labels(folder / "labels.tsv")
+    prefix = prefix or folder.name
+    seen: dict[str, str] = {}
+    by_kind: dict[str, list[str]] = defaultdict(list)
+    out = []
+    for row in rows:
+        kind, text = row["kind"], row["text"].strip()
+        gold = [g for g in (row.get("gold") or "").split(";") if g]
+        if kind not in ANSWERABLE + OFFTOPIC:
+            raise SystemExit(f"unknown kind {kind!r}: {text}")
+        if (kind in ANSWERABLE) != bool(gold):
+            raise SystemExit(f"gold/kind mismatch ({kind}, {gold}): {text}")
+        missing = [g for g in gold if g not in keys]
+        if missing:
+            raise SystemExit(f"gold not in corpus {missing}: {text}")
+        qid = f"{prefix}-{hashlib.sha1(text.encode()).hexdigest()[:10]}"
+        if qid in seen:
+            raise SystemExit(f"duplicate question: {text}")
+        seen[qid] = text
+        by_kind[kind].append(qid)
+        meta = {
+            "expect": "answer" if kind in ANSWERABLE else "abstain",
+            "kind": kind,
+            "named": kind in ("named_number", "named_title"),
+            "gold": gold,
+            "source": row.get("source") or "ours",
+        }
+        for extra in ("source_ref", "licence", "note"):
+            if row.get(extra):
+                meta[extra] = row[extra]
+        out.append({"_id": qid, "text": text, "metadata": meta})
+    split = split_of(by_kind)
+    (folder / "qrels").mkdir(exist_ok=True)
+    qrels: dict[str, list[str]] = {"dev": [], "holdout": [], "all": []}
+    with (folder / "questions.jsonl").open("w", encoding="utf-8") as fh:
+        for q in out:
+            q["metadata"]["split"] = split[q["_id"]]
+            fh.write(json.dumps(q, ensure_ascii=False) + "\n")
+            for g in q["metadata"]["gold"]:
+                line = f"{q['_id']}\t{g}\t1"
+                qrels[split[q["_id"]]].append(line)
+                qrels["all"].append(line)
+    for name, lines in qrels.items():
+        body = "\n".join(["query-id\tcorpus-id\tscore", *lines]) + "\n"
+        (folder / "qrels" / f"{name}.tsv").write_text(body, encoding="utf-8")
+    return len(out)
+
+
+def write_jsonl_gz(path: Path, records: list[dict[str, Any]]) -> None:
+    """``records`` as gzipped JSON Lines, byte-identical on every rebuild (no mtime stored)."""
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as gz,
+    ):
+        gz.write(body.encode("utf-8"))
+
+
+def corpus_keys(path: Path) -> set[str]:
+    """The ``doc_id#section_key`` ids of a gzipped chunk JSONL file."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return {f"{r['doc_id']}#{r['section_key']}" for r in map(json.loads, fh)}
