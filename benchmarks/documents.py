@@ -97,6 +97,9 @@ def _row(path: Path, root: Path) -> dict[str, object]:
     flagged = [b for b in tables if converted.is_flagged(b.line, b.end_line)]
     figures = [b for b in flagged if "not read as text" in b.text]
     pr = _font_rule_vs_outline(path) if kind == "pdf" else _html_outline(path, root)
+    outline = pdf_reader._outline(path) if kind == "pdf" else []
+    found = [_norm(s.title) for s in doc.sections if s.level]
+    reader = _pr(found, [_norm(t) for _, t, _ in outline]) if outline else None
     return {
         "file": path.relative_to(root).as_posix(),
         "kind": kind,
@@ -108,6 +111,7 @@ def _row(path: Path, root: Path) -> dict[str, object]:
         "flagged": len(flagged) - len(figures),
         "figures": len(figures),
         "outline_rp": pr,
+        "reader_rp": reader,
     }
 
 
@@ -135,13 +139,16 @@ def main(folders: list[Path]) -> None:
         for path, why in found.refused:
             print(f"refused {path.name}: {why}")
     head = f"{'file':<44} {'kind':<8} {'pages':>5} {'s':>6} {'headings':>8} {'tables':>6} "
-    print(head + f"{'flagged':>7} {'figures':>7} {'outline R/P':>11}")
+    print(head + f"{'flagged':>7} {'figures':>7} {'outline R/P':>11} {'reader R/P':>10}")
     for r in rows:
-        rp = r["outline_rp"]
-        rp_s = f"{rp[0]:.2f}/{rp[1]:.2f}" if isinstance(rp, tuple) else "-"
+        rp_s, reader_s = (
+            f"{rp[0]:.2f}/{rp[1]:.2f}" if isinstance(rp, tuple) else "-"
+            for rp in (r["outline_rp"], r["reader_rp"])
+        )
         print(
             f"{str(r['file'])[:44]:<44} {r['kind']:<8} {r['pages']:>5} {r['s']:>6.2f} "
             f"{r['headings']:>8} {r['tables']:>6} {r['flagged']:>7} {r['figures']:>7} {rp_s:>11}"
+            f" {reader_s:>10}"
         )
     print()
     print(f"{'reader':<8} {'files':>5} {'pages':>6} {'s':>7} {'pages/s':>8} {'MB/s':>6}")
@@ -319,6 +326,7 @@ if __name__ == "__main__":
     main(sorted(p for p in DEFAULT.iterdir() if p.is_dir() and p.name != "html-reference"))
     print("\noutline R/P: PDF with bookmarks: the font rule alone against them; PDF without:")
     print("headings read by hand (pdf-outlines.json, pages listed); HTML: readability's article")
+    print("reader R/P: PDF with bookmarks: what the reader makes of them (outline placed)")
     if args != ["structure"]:
         pages_right()
         speed()

@@ -4,18 +4,22 @@
   flow), page after page; text boxes become paragraphs (a hyphen at a line's
   end joined), bullet lines list items.
 * **Headings**: the PDF's outline (bookmarks) when it has two entries or more,
-  each matched to its line on its page (else put at the top of that page);
+  each matched to its line on its page (else added there, in outline order:
+  before the next entry found on the page, or after the page's text);
   otherwise a font rule: a short line set larger than the body text, or a
   bold numbered or upper-case one. Distinct styles, largest first, give the
   levels; a numbered heading (``2.1``) goes one level deeper per number.
 * **Running headers and footers** (the same line in the top or bottom margin of
   most pages, page numbers too) are dropped.
-* **Tables** (pdfplumber's ruled-line finder) are one Markdown table each,
-  placed where their first line was; one with merged cells or rows run
-  together is flagged (:attr:`Converted.flagged`). A table of one row or one
-  column (a framed paragraph) is read as text.
-* **Images** covering more than 4% of a page, and pages that are an image
-  without text (scanned), are flagged blocks saying so.
+* **Tables** (pdfplumber's ruled-line finder, widened and checked in
+  :mod:`~sectio.ingest.documents.pdf_tables`) are one Markdown table each,
+  placed where their first line was; one read from column rules only, or with
+  merged cells, rows run together or columns without a rule, is flagged
+  (:attr:`Converted.flagged`). A table of one row or one column (a framed
+  paragraph) is read as text.
+* **Images** covering more than 4% of a page, drawings (a page drawing five
+  curves or more: a diagram, a chart; put after the page's text), and pages
+  that are an image without text (scanned), are flagged blocks saying so.
 * **Pages**: every line keeps its (1-based, physical) page.
 
 Raises :class:`~sectio.errors.ContractError` for a file that is not a readable
@@ -34,15 +38,19 @@ from typing import Any
 
 from sectio.errors import ContractError
 from sectio.ingest.documents.converted import Converted, MarkdownWriter
+from sectio.ingest.documents.pdf_tables import find_tables
+
+Box = tuple[float, float, float, float]
 
 LAPARAMS = {"word_margin": 0.1, "line_margin": 0.5, "boxes_flow": 0.5, "all_texts": True}
 #: Share of the page height, at the top and at the bottom, where running lines are looked for.
 MARGIN = 0.08
-#: Horizontal rules (and two vertical ones) a page must draw before pdfplumber's table
-#: finder is run on it (it reads every character of the page again: the slowest step).
-MIN_RULES = 3
 #: Longest heading (words, its lines joined); a longer run of heading-styled lines is text.
 MAX_HEADING_WORDS = 25
+#: Most words of a box's opening run of one style for it to be read as a title.
+LEAD_WORDS = 12
+#: Curves a page must draw to hold a drawing (a diagram or chart in vector graphics).
+MIN_CURVES = 5
 #: Share of a page an image must cover to be reported as a figure.
 FIGURE_AREA = 0.04
 _NUMBERED = re.compile(r"^((?:\d+\.)*\d+)\.?\s+\S")
@@ -58,8 +66,11 @@ class _Line:
     top: float
     page: int
     height: float
-    #: First line of its text box, and not followed there by a line of its style.
+    #: In the short run of one style that opens its text box (the whole box, or
+    #: followed by another style; at most ``LEAD_WORDS`` words): a title set apart.
     lead: bool = False
+    #: First line of its box, or the first after a line of another style.
+    opens: bool = False
 
 
 @dataclass
@@ -72,12 +83,16 @@ class _Box:
 class _Table:
     page: int
     rows: list[list[str | None]]
+    #: Why it cannot be trusted as read ('' when it can).
+    why: str = ""
 
 
 @dataclass
 class _Figure:
     page: int
     scanned: bool = False
+    #: Drawn as vector curves (a diagram, a chart), not an image.
+    drawn: bool = False
 
 
 _Item = _Box | _Table | _Figure
@@ -103,7 +118,7 @@ def _line(obj: Any, page: int, height: float) -> _Line | None:
     return _Line(text, size, bold, height - obj.y1, page, height)
 
 
-def _inside(bbox: tuple[float, float, float, float], boxes: list[tuple[float, ...]]) -> int | None:
+def _inside(bbox: tuple[float, float, float, float], boxes: list[Box]) -> int | None:
     x0, top, x1, bottom = bbox
     cx, cy = (x0 + x1) / 2, (top + bottom) / 2
     for i, (bx0, btop, bx1, bbottom) in enumerate(boxes):
@@ -125,31 +140,24 @@ def _layout(objs: Any, area: float) -> Any:
             yield from _layout(obj, area)
 
 
-def _rules(objs: Any) -> tuple[int, int]:
-    """How many horizontal and vertical rules a layout draws (a box counts two of
-    each; figures opened)."""
-    from pdfminer.layout import LTCurve, LTFigure, LTRect
+def _curves(objs: Any) -> int:
+    """How many curves (not straight rules, not rectangles) a layout draws."""
+    from pdfminer.layout import LTCurve, LTFigure, LTLine, LTRect
 
-    h = v = 0
+    n = 0
     for obj in objs:
         if isinstance(obj, LTFigure):
-            dh, dv = _rules(obj)
-            h, v = h + dh, v + dv
-        elif isinstance(obj, LTCurve):  # LTLine and LTRect are curves
-            thin_h, thin_v = obj.height < 2, obj.width < 2
-            boxed = isinstance(obj, LTRect) and not (thin_h or thin_v)
-            h += 2 if boxed else int(thin_h or not thin_v)
-            v += 2 if boxed else int(thin_v or not thin_h)
-    return h, v
+            n += _curves(obj)
+        elif isinstance(obj, LTCurve) and not isinstance(obj, LTLine | LTRect):
+            n += 1
+    return n
 
 
 def _page_items(page: Any, n: int) -> list[_Item]:
     """The page's boxes, tables and figures in reading order."""
     from pdfminer.layout import LTImage
 
-    h, v = _rules(page.layout)
-    ruled = h >= MIN_RULES and v >= 2  # no grid of rules, no ruled table: skip the finder
-    tables = [t for t in page.find_tables() if _is_table(t.extract())] if ruled else []
+    tables = find_tables(page)
     bboxes = [t.bbox for t in tables]
     placed: set[int] = set()
     items: list[_Item] = []
@@ -163,7 +171,7 @@ def _page_items(page: Any, n: int) -> list[_Item]:
             t = _inside((line.x0, height - line.y1, line.x1, height - line.y0), bboxes)
             if t is not None:
                 if t not in placed:
-                    items.extend([box, _Table(n, tables[t].extract())])
+                    items.extend([box, _Table(n, tables[t].rows, tables[t].why)])
                     box = _Box(n)
                     placed.add(t)
                 continue
@@ -172,7 +180,9 @@ def _page_items(page: Any, n: int) -> list[_Item]:
                 box.lines.append(got)
         _mark_lead(box)
         items.append(box)
-    items.extend(_Table(n, t.extract()) for i, t in enumerate(tables) if i not in placed)
+    items.extend(_Table(n, t.rows, t.why) for i, t in enumerate(tables) if i not in placed)
+    if _curves(page.layout) >= MIN_CURVES:
+        items.append(_Figure(n, drawn=True))
     items = [i for i in items if not isinstance(i, _Box) or i.lines]
     if not any(isinstance(i, _Box | _Table) for i in items) and items:
         return [_Figure(n, scanned=True)]
@@ -180,27 +190,23 @@ def _page_items(page: Any, n: int) -> list[_Item]:
 
 
 def _mark_lead(box: _Box) -> None:
-    """Mark the box's first line as a lead line when the next is not of its style."""
+    """Mark the lines that open the box or a change of style (``opens``), and the
+    box's opening run of one style as lead lines when it is short and does not end a
+    sentence (a title of one or two lines above its text)."""
     if not box.lines:
         return
-    first = box.lines[0]
-    nxt = box.lines[1] if len(box.lines) > 1 else None
-    first.lead = nxt is None or (nxt.size, nxt.bold) != (first.size, first.bold)
-
-
-def _is_table(rows: list[list[str | None]]) -> bool:
-    return len(rows) >= 2 and max((len(r) for r in rows), default=0) >= 2
-
-
-def _unsure(rows: list[list[str | None]]) -> str:
-    """Why a table cannot be trusted as parsed ('' when it can)."""
-    if any(c is None for r in rows for c in r):
-        return "merged cells"
-    for r in rows:
-        stacked = [c.count("\n") for c in r if c and c.count("\n") >= 2]
-        if len(stacked) >= 2 and len(set(stacked)) == 1:
-            return "rows run together"
-    return ""
+    style = (box.lines[0].size, box.lines[0].bold)
+    run = 0
+    while run < len(box.lines) and (box.lines[run].size, box.lines[run].bold) == style:
+        run += 1
+    words = sum(len(ln.text.split()) for ln in box.lines[:run])
+    lead = words <= LEAD_WORDS and not box.lines[run - 1].text.endswith((".", ":"))
+    for ln in box.lines[:run]:
+        ln.lead = lead
+    previous: tuple[float, bool] | None = None
+    for ln in box.lines:
+        ln.opens = (ln.size, ln.bold) != previous
+        previous = (ln.size, ln.bold)
 
 
 def _running(pages: list[list[_Item]]) -> set[str]:
@@ -260,6 +266,12 @@ class _Styles:
         common = {s for s, c in styles.items() if c > 0.4 * len(lines) and len(lines) > 10}
         ranked = sorted((s for s in styles if s not in common), key=lambda s: (-s[0], not s[1]))
         self.rank = {s: i + 1 for i, s in enumerate(ranked)}
+        #: Numbers of the numbered headings (``"2"``, ``"3.1"``) -> their level.
+        self.numbers: dict[str, int] = {}
+        for ln in lines:
+            numbered = _NUMBERED.match(ln.text)
+            if numbered and self._styled(ln):
+                self.numbers.setdefault(numbered.group(1), self._styled(ln))
 
     def _candidate(self, ln: _Line) -> bool:
         words = ln.text.split()
@@ -275,14 +287,27 @@ class _Styles:
             return bool(_NUMBERED.match(ln.text)) or upper or lead
         return False
 
-    def level(self, ln: _Line) -> int:
-        """The heading level of ``ln`` (0: not a heading)."""
+    def _styled(self, ln: _Line) -> int:
+        """The level of ``ln`` by its style (0: not a heading style)."""
         rank = self.rank.get((ln.size, ln.bold), 0) if self._candidate(ln) else 0
         if not rank:
             return 0
         numbered = _NUMBERED.match(ln.text)
         depth = numbered.group(1).count(".") if numbered else 0
         return min(rank + depth, 6)
+
+    def level(self, ln: _Line) -> int:
+        """The heading level of ``ln`` (0: not a heading): by its style, else one level
+        under its parent when it opens a box or a change of style with a sub-number of
+        a numbered heading (``2.1 Adults`` set as text under ``2. DOSAGE``)."""
+        styled = self._styled(ln)
+        numbered = _NUMBERED.match(ln.text)
+        if styled or not numbered or not ln.opens or ln.size < self.body - 0.25:
+            return styled
+        number = numbered.group(1)
+        parent = self.numbers.get(number.rsplit(".", 1)[0]) if "." in number else None
+        short = len(ln.text.split()) <= 15 and not ln.text.endswith((".", ":", ",", ";"))
+        return min(parent + 1, 6) if parent and short else 0
 
 
 def _write_box(w: MarkdownWriter, box: _Box, level_of: Any) -> None:
@@ -372,8 +397,14 @@ def _bookmark_page(mark: Any) -> int | None:
     return index if isinstance(index, int) else None
 
 
+def _is_title(key: str, title: str) -> bool:
+    """Whether a line (normalised ``key``) is the outline ``title``, or its start."""
+    return bool(key) and (key == title or (len(key) >= 4 and title.startswith(key)))
+
+
 class _OutlineLevels:
-    """Headings from the outline: a line matching an entry of its page is that heading."""
+    """Headings from the outline: a line matching an entry of its page is that heading
+    (its whole title, or the start of it: a title broken over lines)."""
 
     def __init__(self, outline: list[tuple[int, str, int]]) -> None:
         self.left: dict[int, list[tuple[int, str]]] = {}
@@ -383,11 +414,55 @@ class _OutlineLevels:
     def __call__(self, ln: _Line) -> int:
         key = _norm(ln.text)
         for i, (level, title) in enumerate(self.left.get(ln.page, [])):
-            if key and (key == title or (len(key) >= 4 and title.startswith(key))):
+            if _is_title(key, title):
                 if key == title:
                     del self.left[ln.page][i]
                 return min(level, 6)
         return 0
+
+
+def _matched_at(boxes: list[_Item], titles: list[str]) -> dict[int, int]:
+    """Outline entry (index in ``titles``, normalised) -> index of the first item of
+    ``boxes`` (one page) with a line that :class:`_OutlineLevels` reads as it."""
+    at: dict[int, int] = {}
+    used: set[int] = set()
+    for n, item in enumerate(boxes):
+        for ln in item.lines if isinstance(item, _Box) else []:
+            key = _norm(ln.text)
+            k = next((k for k, t in enumerate(titles) if k not in used and _is_title(key, t)), None)
+            if k is not None:
+                at.setdefault(k, n)
+                if key == titles[k]:
+                    used.add(k)
+    return at
+
+
+def _place_unmatched(items: list[_Item], outline: list[tuple[int, str, int]]) -> list[_Item]:
+    """``items`` with a heading line added for each outline entry no line of its page
+    matches (the bookmark's title is not the page's text): before the item holding
+    the page's next matched entry; else after the page's last item when an entry
+    before it matched, else at the top of the page (outline order is kept)."""
+    by_page: dict[int, list[str]] = {}
+    for _, title, page in outline:
+        by_page.setdefault(page, []).append(title)
+    out: list[_Item] = []
+    for page in sorted({it.page for it in items}, key=lambda p: p):
+        mine = [it for it in items if it.page == page]
+        titles = by_page.get(page, [])
+        at = _matched_at(mine, [_norm(t) for t in titles])
+        slots: dict[int, list[_Item]] = {}
+        for k, title in enumerate(titles):
+            if k not in at:
+                after = any(j in at for j in range(k))
+                end = len(mine) if after else 0
+                nxt = next((at[j] for j in range(k + 1, len(titles)) if j in at), end)
+                line = _Line(title, 0.0, False, 0.0, page, 1.0)
+                slots.setdefault(nxt, []).append(_Box(page, [line]))
+        for n, item in enumerate(mine):
+            out.extend(slots.get(n, []))
+            out.append(item)
+        out.extend(slots.get(len(mine), []))
+    return out
 
 
 def text_layer_refusal(path: Path) -> str:
@@ -433,19 +508,24 @@ def read_pdf(path: Path) -> Converted:
             "OCR it first (e.g. ocrmypdf) and ingest the result"
         )
     outline = _outline(path)
+    if outline:
+        items = _place_unmatched(items, outline)
     level_of = _OutlineLevels(outline) if outline else _Styles(lines).level
     w = MarkdownWriter()
-    done: set[int] = set()
     for item in items:
-        if outline and item.page not in done:
-            done.add(item.page)
         if isinstance(item, _Box):
             _write_box(w, item, level_of)
         elif isinstance(item, _Table):
-            why = _unsure(item.rows)
-            w.table(item.rows, item.page, bool(why), f"a table with {why} (page {item.page})")
+            why = item.why
+            w.table(item.rows, item.page, bool(why), f"a table: {why} (page {item.page})")
         else:
-            what = "a page without text (a scanned page?)" if item.scanned else "a figure"
+            what = (
+                "a page without text (a scanned page?)"
+                if item.scanned
+                else "a drawing (vector graphics)"
+                if item.drawn
+                else "a figure"
+            )
             w.figure(f"Page {item.page}: {what}", item.page)
     return w.done("pdf", page_count=len(pages))
 
