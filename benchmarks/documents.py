@@ -150,6 +150,7 @@ def main(folders: list[Path]) -> None:
             f"{r['headings']:>8} {r['tables']:>6} {r['flagged']:>7} {r['figures']:>7} {rp_s:>11}"
             f" {reader_s:>10}"
         )
+    tables_audit(rows)
     print()
     print(f"{'reader':<8} {'files':>5} {'pages':>6} {'s':>7} {'pages/s':>8} {'MB/s':>6}")
     for kind in sorted({str(r["kind"]) for r in rows}):
@@ -159,6 +160,40 @@ def main(folders: list[Path]) -> None:
         mb = sum(float(r["mb"]) for r in got)  # type: ignore[arg-type]
         rate = f"{pages / s:8.1f}" if pages and s else f"{'-':>8}"
         print(f"{kind:<8} {len(got):>5} {pages:>6} {s:>7.2f} {rate} {mb / s if s else 0:>6.2f}")
+
+
+def tables_audit(rows: list[dict[str, object]], root: Path = DEFAULT) -> None:
+    """Per reader: the tables and figures counted by eye (``tables.json``) beside what
+    the reader made of them: read whole (not flagged; each checked by eye), flagged
+    ``requires_visual_check``, missed (counted by eye, not found)."""
+    import json
+
+    eye = json.loads((root / "tables.json").read_text())
+    print(
+        f"\n{'reader':<8} {'tables':>6} {'whole':>6} {'flagged':>7} {'missed':>6} {'extra':>5} ",
+        end="",
+    )
+    print(f"{'figures':>7} {'flagged':>7} {'missed':>6}")
+    for kind in ("pdf", "html", "docx"):
+        got = [r for r in rows if r["kind"] == kind]
+        tally = dict.fromkeys(("t", "w", "f", "m", "x", "g", "gf", "gm"), 0)
+        for r in got:
+            want = eye.get(f"{kind}/{r['file']}", {"tables": 0, "figures": 0})
+            found, flagged = int(r["tables"]), int(r["flagged"])  # type: ignore[call-overload]
+            figures = int(r["figures"])  # type: ignore[call-overload]
+            tally["t"] += want["tables"]
+            tally["w"] += found - flagged
+            tally["f"] += flagged
+            tally["m"] += max(want["tables"] - found, 0)
+            tally["x"] += max(found - want["tables"], 0)
+            tally["g"] += want["figures"]
+            tally["gf"] += figures
+            tally["gm"] += max(want["figures"] - figures, 0)
+        t = tally
+        print(
+            f"{kind:<8} {t['t']:>6} {t['w']:>6} {t['f']:>7} {t['m']:>6} {t['x']:>5} "
+            f"{t['g']:>7} {t['gf']:>7} {t['gm']:>6}"
+        )
 
 
 def pages_right(folder: Path = DEFAULT / "pdf") -> None:

@@ -407,3 +407,26 @@ def test_pdf_vector_drawing_is_a_flagged_figure(tmp_path: Path) -> None:
     (figure,) = [r for r in d0 if r.chunk_kind == "block"]
     assert "a drawing (vector graphics)" in figure.text and figure.requires_visual_check
     assert figure.source_refs[0].page == 1
+
+
+def test_html_table_of_status_icons_is_flagged_and_checkboxes_read(tmp_path: Path) -> None:
+    page = tmp_path / "status.html"
+    page.write_text(
+        "<html><body><h1>Status</h1><table><tr><th>Task</th><th>Done</th></tr>"
+        '<tr><td>Load map</td><td><img src="tick.png"></td></tr></table>'
+        "<h2>Checks</h2><table><tr><th>Check</th><th>Yes</th><th>No</th></tr>"
+        '<tr><td>Literature only?</td><td><input type="checkbox"></td>'
+        '<td><input type="checkbox" checked="checked"></td></tr></table></body></html>'
+    )
+    d0 = _d0(read_markdown(page))
+    icons, checks = (r for r in d0 if r.chunk_kind == "block")
+    assert "| Load map |  |" in icons.text and icons.requires_visual_check
+    assert "| Literature only? | [ ] | [x] |" in checks.text and not checks.requires_visual_check
+
+
+def test_docx_form_checkboxes_keep_their_state() -> None:
+    """A real Word form (benchmarks/data/documents/docx/test07.docx): its legacy
+    check-box fields come through mammoth as inputs and keep whether they are ticked."""
+    path = Path(__file__).parent.parent / "benchmarks/data/documents/docx/test07.docx"
+    text = "\n".join(r.text for r in _d0(read_markdown(path)))
+    assert "| Is the research solely literature-based? | [ ] | [x] |" in text
