@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/documents.py            # structure + retrieval (MiniLM)
     .venv/bin/python benchmarks/documents.py structure  # the per-file table only
-    .venv/bin/python benchmarks/documents.py retrieval  # (or speed) that part only
+    .venv/bin/python benchmarks/documents.py retrieval  # (or speed, pages, hand) that part only
 
 Prints one row per file and a total per reader: pages (PDF), seconds, pages/s and
 MB/s, headings found, tables (block chunks of kind table), how many of them are
@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sectio.ingest.detect import detect_source
@@ -304,7 +305,12 @@ def _shown(item: object) -> str:
     return f"{getattr(item, 'section_title', '') or ''}\n{getattr(item, 'text', '')}"
 
 
-def _score(sectio: object, collection: str, questions: list[dict[str, str]]) -> tuple:
+def _score(
+    sectio: object,
+    collection: str,
+    questions: list[dict[str, str]],
+    doc_of: Callable[[str], str] = _doc_of,
+) -> tuple:
     def norm(t: str) -> str:
         return " ".join(t.lower().split())
 
@@ -312,7 +318,7 @@ def _score(sectio: object, collection: str, questions: list[dict[str, str]]) -> 
     for q in questions:
         want = norm(q["answer"])
         hits = sectio.search(q["question"], collection=collection, top_k=5).hits  # type: ignore[attr-defined]
-        if any(_doc_of(h.doc_id) == q["doc"] and want in norm(_shown(h)) for h in hits):
+        if any(doc_of(h.doc_id) == q["doc"] and want in norm(_shown(h)) for h in hits):
             search_hits += 1
         result = sectio.ask(q["question"], collection=collection, record=False)  # type: ignore[attr-defined]
         held = any(want in norm(_shown(e)) for e in result.evidence)
@@ -353,12 +359,53 @@ def retrieval(root: Path = DEFAULT) -> None:
                 )
 
 
+def hand(root: Path = DEFAULT) -> None:
+    """search@5 and ask on the documents converted by hand (``markdown/<kind>/``, see its
+    README), beside the reader on the same source files, on their questions."""
+    import json
+    import shutil
+    import tempfile
+
+    from sectio import Sectio, Settings
+
+    questions = [json.loads(line) for line in (root / "questions.jsonl").open()]
+    head = f"\n{'corpus':<6} {'docs':>4} {'n':>3} {'path':<12} {'search@5':>8} {'ask':>5}"
+    print(head + f" {'verify':>6}")
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Sectio(Settings(home=Path(tmp) / "home", embedder="minilm", traces=False)) as s,
+    ):
+        for kind in ("pdf", "html", "docx"):
+            by_hand = root / "markdown" / kind
+            stems = {p.stem: p for p in by_hand.glob("*.md")}
+            sample = Path(tmp) / f"sample-{kind}"
+            sample.mkdir()
+            for stem in stems:
+                shutil.copy(root / kind / f"{stem}.{kind}", sample)
+            qs = [
+                q for q in questions if q["corpus"] == kind and q["doc"][: -len(kind) - 1] in stems
+            ]
+
+            def as_source(doc_id: str, kind: str = kind) -> str:
+                return doc_id.removesuffix(".md") + f".{kind}" if doc_id.endswith(".md") else doc_id
+
+            for label, folder in (("reader", sample), ("hand md", by_hand)):
+                name = f"{kind}-{label.replace(' ', '')}-sample"
+                s.ingest(folder, collection=name)
+                hit, asked, ver = _score(s, name, qs, as_source)
+                print(
+                    f"{kind:<6} {len(stems):>4} {len(qs):>3} {label:<12} {hit / len(qs):>8.2f} "
+                    f"{asked / len(qs):>5.2f} {ver:>6}"
+                )
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args in (["retrieval"], ["speed"], ["pages"]):
-        {"retrieval": retrieval, "speed": speed, "pages": pages_right}[args[0]]()
+    if args in (["retrieval"], ["speed"], ["pages"], ["hand"]):
+        {"retrieval": retrieval, "speed": speed, "pages": pages_right, "hand": hand}[args[0]]()
         raise SystemExit(0)
-    main(sorted(p for p in DEFAULT.iterdir() if p.is_dir() and p.name != "html-reference"))
+    skip = ("html-reference", "markdown")
+    main(sorted(p for p in DEFAULT.iterdir() if p.is_dir() and p.name not in skip))
     print("\noutline R/P: PDF with bookmarks: the font rule alone against them; PDF without:")
     print("headings read by hand (pdf-outlines.json, pages listed); HTML: readability's article")
     print("reader R/P: PDF with bookmarks: what the reader makes of them (outline placed)")
@@ -366,3 +413,4 @@ if __name__ == "__main__":
         pages_right()
         speed()
         retrieval()
+        hand()

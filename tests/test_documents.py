@@ -430,3 +430,47 @@ def test_docx_form_checkboxes_keep_their_state() -> None:
     path = Path(__file__).parent.parent / "benchmarks/data/documents/docx/test07.docx"
     text = "\n".join(r.text for r in _d0(read_markdown(path)))
     assert "| Is the research solely literature-based? | [ ] | [x] |" in text
+
+
+def test_pdf_transcript_line_numbers_dropped_lines_joined_title_from_metadata(
+    tmp_path: Path,
+) -> None:
+    """A double-spaced transcript page: its margin line numbers are not text, a sentence
+    broken over lines is one paragraph, and the metadata's title names the document
+    (a "Microsoft Word - x.doc" title does not)."""
+    path = tmp_path / "transcript.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setTitle("Knowles v. Mirzayance oral argument")
+    lines = [
+        "The above-entitled matter came on for oral",
+        "argument before the Supreme Court of the United States",
+        "at 1:01 p.m.",
+        "APPEARANCES:",
+        "STEVEN E. MERCER, ESQ., on behalf of the Petitioner.",
+    ]
+    for i in range(12):
+        y = 760 - 28 * i  # double spaced: each line its own text box
+        c.setFont("Helvetica", 10)
+        c.drawString(40, y, str(i + 1))
+        if i < len(lines):
+            c.drawString(100, y, lines[i])
+    c.showPage()
+    c.save()
+    d0 = _d0(read_markdown(path))
+    text = "\n".join(r.text for r in d0)
+    assert (
+        "The above-entitled matter came on for oral argument before the Supreme Court "
+        "of the United States at 1:01 p.m." in text
+    )
+    assert not any(line.strip().isdigit() for line in text.splitlines())
+    assert {r.doc_title for r in d0} == {"Knowles v. Mirzayance oral argument"}
+    word = tmp_path / "word.pdf"
+    c = canvas.Canvas(str(word), pagesize=A4)
+    c.setTitle("Microsoft Word - AGENDA 040616.doc")
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, 760, "Board Agenda")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 730, "The board meets at noon.")
+    c.showPage()
+    c.save()
+    assert {r.doc_title for r in _d0(read_markdown(word))} == {"Board Agenda"}

@@ -21,6 +21,11 @@
   curves or more: a diagram, a chart; put after the page's text), and pages
   that are an image without text (scanned), are flagged blocks saying so.
 * **Pages**: every line keeps its (1-based, physical) page.
+* **Title**: the metadata's title when it is one (not "Microsoft Word - a.doc"
+  nor a file name), else the first heading.
+* **Line numbers** down a margin (a transcript's ``1``-``25``) are dropped, and a
+  text box that goes on the paragraph before it (a first line indented apart,
+  a line broken before a word in lower case) is joined to it.
 
 Raises :class:`~sectio.errors.ContractError` for a file that is not a readable
 PDF, an encrypted one, and one without any text layer (a scanned PDF: OCR it
@@ -32,15 +37,17 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sectio.errors import ContractError
 from sectio.ingest.documents.converted import Converted, MarkdownWriter
+from sectio.ingest.documents.pdf_model import Figure, Item, Line, TableItem, TextBox
+from sectio.ingest.documents.pdf_outline import OutlineLevels, meta_title, place_unmatched
+from sectio.ingest.documents.pdf_outline import outline as _outline
 from sectio.ingest.documents.pdf_tables import find_tables
 
-Box = tuple[float, float, float, float]
+BBox = tuple[float, float, float, float]
 
 LAPARAMS = {"word_margin": 0.1, "line_margin": 0.5, "boxes_flow": 0.5, "all_texts": True}
 #: Share of the page height, at the top and at the bottom, where running lines are looked for.
@@ -49,60 +56,19 @@ MARGIN = 0.08
 MAX_HEADING_WORDS = 25
 #: Most words of a box's opening run of one style for it to be read as a title.
 LEAD_WORDS = 12
+#: Numbers one above the other at one left edge that make a page's line numbering.
+LINE_NUMBERS = 5
 #: Curves a page must draw to hold a drawing (a diagram or chart in vector graphics).
 MIN_CURVES = 5
 #: Share of a page an image must cover to be reported as a figure.
 FIGURE_AREA = 0.04
 _NUMBERED = re.compile(r"^((?:\d+\.)*\d+)\.?\s+\S")
+_LINE_NO = re.compile(r"^\d{1,2}$")
 _BULLET = re.compile(r"^[•▪◦●·■□\-–—*]\s+")
 _PAGE_NO = re.compile(r"^(page\s*)?\d+(\s*(of|/)\s*\d+)?$", re.IGNORECASE)
 
 
-@dataclass
-class _Line:
-    text: str
-    size: float
-    bold: bool
-    top: float
-    page: int
-    height: float
-    #: In the short run of one style that opens its text box (the whole box, or
-    #: followed by another style; at most ``LEAD_WORDS`` words): a title set apart.
-    lead: bool = False
-    #: First line of its box, or the first after a line of another style.
-    opens: bool = False
-
-
-@dataclass
-class _Box:
-    page: int
-    lines: list[_Line] = field(default_factory=list)
-
-
-@dataclass
-class _Table:
-    page: int
-    rows: list[list[str | None]]
-    #: Why it cannot be trusted as read ('' when it can).
-    why: str = ""
-
-
-@dataclass
-class _Figure:
-    page: int
-    scanned: bool = False
-    #: Drawn as vector curves (a diagram, a chart), not an image.
-    drawn: bool = False
-
-
-_Item = _Box | _Table | _Figure
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", text.lower())
-
-
-def _line(obj: Any, page: int, height: float) -> _Line | None:
+def _line(obj: Any, page: int, height: float) -> Line | None:
     from pdfminer.layout import LTChar
 
     chars = [c for c in obj if isinstance(c, LTChar) and c.upright]
@@ -115,10 +81,10 @@ def _line(obj: Any, page: int, height: float) -> _Line | None:
     bold = (
         sum(1 for c in chars if re.search(r"bold|black|heavy", c.fontname, re.I)) > len(chars) / 2
     )
-    return _Line(text, size, bold, height - obj.y1, page, height)
+    return Line(text, size, bold, height - obj.y1, page, height, x0=obj.x0)
 
 
-def _inside(bbox: tuple[float, float, float, float], boxes: list[Box]) -> int | None:
+def _inside(bbox: tuple[float, float, float, float], boxes: list[BBox]) -> int | None:
     x0, top, x1, bottom = bbox
     cx, cy = (x0 + x1) / 2, (top + bottom) / 2
     for i, (bx0, btop, bx1, bbottom) in enumerate(boxes):
@@ -153,26 +119,26 @@ def _curves(objs: Any) -> int:
     return n
 
 
-def _page_items(page: Any, n: int) -> list[_Item]:
+def _page_items(page: Any, n: int) -> list[Item]:
     """The page's boxes, tables and figures in reading order."""
     from pdfminer.layout import LTImage
 
     tables = find_tables(page)
     bboxes = [t.bbox for t in tables]
     placed: set[int] = set()
-    items: list[_Item] = []
+    items: list[Item] = []
     height = page.height
     for obj in _layout(page.layout, page.width * page.height):
         if isinstance(obj, LTImage):
-            items.append(_Figure(n))
+            items.append(Figure(n))
             continue
-        box = _Box(n)
+        box = TextBox(n)
         for line in obj:
             t = _inside((line.x0, height - line.y1, line.x1, height - line.y0), bboxes)
             if t is not None:
                 if t not in placed:
-                    items.extend([box, _Table(n, tables[t].rows, tables[t].why)])
-                    box = _Box(n)
+                    items.extend([box, TableItem(n, tables[t].rows, tables[t].why)])
+                    box = TextBox(n)
                     placed.add(t)
                 continue
             got = _line(line, n, height)
@@ -180,16 +146,69 @@ def _page_items(page: Any, n: int) -> list[_Item]:
                 box.lines.append(got)
         _mark_lead(box)
         items.append(box)
-    items.extend(_Table(n, t.rows, t.why) for i, t in enumerate(tables) if i not in placed)
+    items.extend(TableItem(n, t.rows, t.why) for i, t in enumerate(tables) if i not in placed)
     if _curves(page.layout) >= MIN_CURVES:
-        items.append(_Figure(n, drawn=True))
-    items = [i for i in items if not isinstance(i, _Box) or i.lines]
-    if not any(isinstance(i, _Box | _Table) for i in items) and items:
-        return [_Figure(n, scanned=True)]
+        items.append(Figure(n, drawn=True))
+    items = _join_continued(_drop_line_numbers(items))
+    if not any(isinstance(i, TextBox | TableItem) for i in items) and items:
+        return [Figure(n, scanned=True)]
     return items
 
 
-def _mark_lead(box: _Box) -> None:
+def _drop_line_numbers(items: list[Item]) -> list[Item]:
+    """The page's items without its line numbering (a transcript's or a pleading's
+    ``1``-``25`` down the margin: ``LINE_NUMBERS`` numbers or more at one left edge);
+    boxes left empty are dropped."""
+    gutters: Counter[int] = Counter(
+        round(ln.x0)
+        for it in items
+        if isinstance(it, TextBox)
+        for ln in it.lines
+        if _LINE_NO.match(ln.text)
+    )
+    drop = {x for x, count in gutters.items() if count >= LINE_NUMBERS}
+    for it in items:
+        if isinstance(it, TextBox) and drop:
+            it.lines = [
+                ln for ln in it.lines if not (_LINE_NO.match(ln.text) and round(ln.x0) in drop)
+            ]
+    return [i for i in items if not isinstance(i, TextBox) or i.lines]
+
+
+def _continues(a: Line, b: Line, single: bool) -> bool:
+    """Whether line ``b``, opening a text box, goes on the paragraph that line ``a`` (the
+    last of the box before it) is in: same style, close below it, and either ``a`` ends
+    no sentence and ``b`` starts in lower case, or ``a`` is a box's only line indented
+    from ``b`` (a paragraph's first line, which pdfminer boxes apart)."""
+    if (a.size, a.bold) != (b.size, b.bold) or _BULLET.match(b.text) or not b.text:
+        return False
+    gap = b.top - a.top
+    if not 0 < gap <= 3.0 * max(a.size, 1.0):
+        return False
+    lower = b.text[0].islower() and not a.text.endswith((".", "!", "?", ":"))
+    indented = single and 3 <= a.x0 - b.x0 <= 40
+    return lower or indented
+
+
+def _join_continued(items: list[Item]) -> list[Item]:
+    """Text boxes that go on the paragraph of the box before them (:func:`_continues`),
+    joined to it; boxes stay in their order."""
+    out: list[Item] = []
+    for it in items:
+        prev = out[-1] if out else None
+        if (
+            isinstance(it, TextBox)
+            and isinstance(prev, TextBox)
+            and _continues(prev.lines[-1], it.lines[0], len(prev.lines) == 1)
+        ):
+            prev.lines.extend(it.lines)
+            _mark_lead(prev)
+            continue
+        out.append(it)
+    return out
+
+
+def _mark_lead(box: TextBox) -> None:
     """Mark the lines that open the box or a change of style (``opens``), and the
     box's opening run of one style as lead lines when it is short and does not end a
     sentence (a title of one or two lines above its text)."""
@@ -209,14 +228,14 @@ def _mark_lead(box: _Box) -> None:
         previous = (ln.size, ln.bold)
 
 
-def _running(pages: list[list[_Item]]) -> set[str]:
+def _running(pages: list[list[Item]]) -> set[str]:
     """Keys of lines repeated in the margins of most pages (headers, footers)."""
     seen: Counter[str] = Counter()
     for items in pages:
         keys = {
             _margin_key(line)
             for item in items
-            if isinstance(item, _Box)
+            if isinstance(item, TextBox)
             for line in item.lines
             if _in_margin(line)
         }
@@ -225,20 +244,20 @@ def _running(pages: list[list[_Item]]) -> set[str]:
     return {k for k, c in seen.items() if c >= need}
 
 
-def _in_margin(line: _Line) -> bool:
+def _in_margin(line: Line) -> bool:
     return line.top < MARGIN * line.height or line.top > (1 - MARGIN) * line.height
 
 
-def _margin_key(line: _Line) -> str:
+def _margin_key(line: Line) -> str:
     return re.sub(r"\d+", "#", line.text.lower())
 
 
-def _drop_running(pages: list[list[_Item]]) -> list[_Item]:
+def _drop_running(pages: list[list[Item]]) -> list[Item]:
     running = _running(pages) if len(pages) >= 3 else set()
-    out: list[_Item] = []
+    out: list[Item] = []
     for items in pages:
         for item in items:
-            if isinstance(item, _Box):
+            if isinstance(item, TextBox):
                 item.lines = [
                     ln
                     for ln in item.lines
@@ -255,7 +274,7 @@ def _drop_running(pages: list[list[_Item]]) -> list[_Item]:
 class _Styles:
     """The font rule: which lines are headings, and at which level."""
 
-    def __init__(self, lines: list[_Line]) -> None:
+    def __init__(self, lines: list[Line]) -> None:
         weights: Counter[float] = Counter()
         for ln in lines:
             weights[ln.size] += 1  # lines, not characters: a box of fine print is not the body
@@ -273,7 +292,7 @@ class _Styles:
             if numbered and self._styled(ln):
                 self.numbers.setdefault(numbered.group(1), self._styled(ln))
 
-    def _candidate(self, ln: _Line) -> bool:
+    def _candidate(self, ln: Line) -> bool:
         words = ln.text.split()
         if not 0 < len(words) <= 20 or len(ln.text) > 150 or not re.search(r"[A-Za-z]", ln.text):
             return False
@@ -287,7 +306,7 @@ class _Styles:
             return bool(_NUMBERED.match(ln.text)) or upper or lead
         return False
 
-    def _styled(self, ln: _Line) -> int:
+    def _styled(self, ln: Line) -> int:
         """The level of ``ln`` by its style (0: not a heading style)."""
         rank = self.rank.get((ln.size, ln.bold), 0) if self._candidate(ln) else 0
         if not rank:
@@ -296,7 +315,7 @@ class _Styles:
         depth = numbered.group(1).count(".") if numbered else 0
         return min(rank + depth, 6)
 
-    def level(self, ln: _Line) -> int:
+    def level(self, ln: Line) -> int:
         """The heading level of ``ln`` (0: not a heading): by its style, else one level
         under its parent when it opens a box or a change of style with a sub-number of
         a numbered heading (``2.1 Adults`` set as text under ``2. DOSAGE``)."""
@@ -310,10 +329,10 @@ class _Styles:
         return min(parent + 1, 6) if parent and short else 0
 
 
-def _write_box(w: MarkdownWriter, box: _Box, level_of: Any) -> None:
+def _write_box(w: MarkdownWriter, box: TextBox, level_of: Any) -> None:
     """A text box: heading lines as headings, the rest as paragraphs and list items."""
-    run: list[_Line] = []
-    heading: list[_Line] = []
+    run: list[Line] = []
+    heading: list[Line] = []
 
     def flush() -> None:
         if heading:
@@ -341,7 +360,7 @@ def _write_box(w: MarkdownWriter, box: _Box, level_of: Any) -> None:
     flush()
 
 
-def _write_text(w: MarkdownWriter, lines: list[_Line], page: int) -> None:
+def _write_text(w: MarkdownWriter, lines: list[Line], page: int) -> None:
     items: list[str] = []
     text = ""
     for ln in lines:
@@ -369,100 +388,6 @@ def _join(text: str, line: str) -> str:
     if text.endswith("-") and line[:1].islower():
         return text[:-1] + line
     return f"{text} {line}"
-
-
-def _outline(path: Path) -> list[tuple[int, str, int]]:
-    """``(level, title, page)`` per bookmark (pages 1-based), or [] without one."""
-    import pypdfium2 as pdfium
-
-    try:
-        doc = pdfium.PdfDocument(str(path))
-        entries = []
-        for mark in doc.get_toc():
-            title, page = mark.get_title().strip(), _bookmark_page(mark)
-            if title and page is not None:
-                entries.append((mark.level + 1, title, page + 1))
-        doc.close()
-    except Exception:  # a broken outline is no outline; the text still reads
-        return []
-    return entries if len(entries) >= 2 else []
-
-
-def _bookmark_page(mark: Any) -> int | None:
-    """A bookmark's 0-based page (pypdfium2 4: ``page_index``; 5: its destination's)."""
-    if hasattr(mark, "page_index"):
-        return mark.page_index
-    dest = mark.get_dest()
-    index = dest.get_index() if dest is not None else None
-    return index if isinstance(index, int) else None
-
-
-def _is_title(key: str, title: str) -> bool:
-    """Whether a line (normalised ``key``) is the outline ``title``, or its start."""
-    return bool(key) and (key == title or (len(key) >= 4 and title.startswith(key)))
-
-
-class _OutlineLevels:
-    """Headings from the outline: a line matching an entry of its page is that heading
-    (its whole title, or the start of it: a title broken over lines)."""
-
-    def __init__(self, outline: list[tuple[int, str, int]]) -> None:
-        self.left: dict[int, list[tuple[int, str]]] = {}
-        for level, title, page in outline:
-            self.left.setdefault(page, []).append((level, _norm(title)))
-
-    def __call__(self, ln: _Line) -> int:
-        key = _norm(ln.text)
-        for i, (level, title) in enumerate(self.left.get(ln.page, [])):
-            if _is_title(key, title):
-                if key == title:
-                    del self.left[ln.page][i]
-                return min(level, 6)
-        return 0
-
-
-def _matched_at(boxes: list[_Item], titles: list[str]) -> dict[int, int]:
-    """Outline entry (index in ``titles``, normalised) -> index of the first item of
-    ``boxes`` (one page) with a line that :class:`_OutlineLevels` reads as it."""
-    at: dict[int, int] = {}
-    used: set[int] = set()
-    for n, item in enumerate(boxes):
-        for ln in item.lines if isinstance(item, _Box) else []:
-            key = _norm(ln.text)
-            k = next((k for k, t in enumerate(titles) if k not in used and _is_title(key, t)), None)
-            if k is not None:
-                at.setdefault(k, n)
-                if key == titles[k]:
-                    used.add(k)
-    return at
-
-
-def _place_unmatched(items: list[_Item], outline: list[tuple[int, str, int]]) -> list[_Item]:
-    """``items`` with a heading line added for each outline entry no line of its page
-    matches (the bookmark's title is not the page's text): before the item holding
-    the page's next matched entry; else after the page's last item when an entry
-    before it matched, else at the top of the page (outline order is kept)."""
-    by_page: dict[int, list[str]] = {}
-    for _, title, page in outline:
-        by_page.setdefault(page, []).append(title)
-    out: list[_Item] = []
-    for page in sorted({it.page for it in items}, key=lambda p: p):
-        mine = [it for it in items if it.page == page]
-        titles = by_page.get(page, [])
-        at = _matched_at(mine, [_norm(t) for t in titles])
-        slots: dict[int, list[_Item]] = {}
-        for k, title in enumerate(titles):
-            if k not in at:
-                after = any(j in at for j in range(k))
-                end = len(mine) if after else 0
-                nxt = next((at[j] for j in range(k + 1, len(titles)) if j in at), end)
-                line = _Line(title, 0.0, False, 0.0, page, 1.0)
-                slots.setdefault(nxt, []).append(_Box(page, [line]))
-        for n, item in enumerate(mine):
-            out.extend(slots.get(n, []))
-            out.append(item)
-        out.extend(slots.get(len(mine), []))
-    return out
 
 
 def text_layer_refusal(path: Path) -> str:
@@ -501,21 +426,24 @@ def read_pdf(path: Path) -> Converted:
     """
     pages = _parse(path)
     items = _drop_running(pages)
-    lines = [ln for it in items if isinstance(it, _Box) for ln in it.lines]
-    if not lines and not any(isinstance(it, _Table) for it in items):
+    lines = [ln for it in items if isinstance(it, TextBox) for ln in it.lines]
+    if not lines and not any(isinstance(it, TableItem) for it in items):
         raise ContractError(
             f"{path}: no text layer on any of its {len(pages)} pages (a scanned PDF?); "
             "OCR it first (e.g. ocrmypdf) and ingest the result"
         )
     outline = _outline(path)
     if outline:
-        items = _place_unmatched(items, outline)
-    level_of = _OutlineLevels(outline) if outline else _Styles(lines).level
+        items = place_unmatched(items, outline)
+    level_of = OutlineLevels(outline) if outline else _Styles(lines).level
     w = MarkdownWriter()
+    title = meta_title(path)
+    if title:
+        w.front["title"] = title
     for item in items:
-        if isinstance(item, _Box):
+        if isinstance(item, TextBox):
             _write_box(w, item, level_of)
-        elif isinstance(item, _Table):
+        elif isinstance(item, TableItem):
             why = item.why
             w.table(item.rows, item.page, bool(why), f"a table: {why} (page {item.page})")
         else:
@@ -530,7 +458,7 @@ def read_pdf(path: Path) -> Converted:
     return w.done("pdf", page_count=len(pages))
 
 
-def _parse(path: Path) -> list[list[_Item]]:
+def _parse(path: Path) -> list[list[Item]]:
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
 
