@@ -474,3 +474,33 @@ def test_pdf_transcript_line_numbers_dropped_lines_joined_title_from_metadata(
     c.showPage()
     c.save()
     assert {r.doc_title for r in _d0(read_markdown(word))} == {"Board Agenda"}
+
+
+def test_pdf_table_words_set_with_narrow_gaps_are_read_apart(tmp_path: Path) -> None:
+    """A PDF that sets the spaces of its table as 2-point gaps (the Senate's expense
+    report): its cells are read with their words apart, not run together."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    path = tmp_path / "expenses.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    xs, ys = [60, 200, 540], [700, 680, 660, 640]
+    for y in ys:
+        c.line(xs[0], y, xs[-1], y)
+    for x in xs:
+        c.line(x, ys[0], x, ys[-1])
+    rows = [
+        ("PAYEE", "DESCRIPTION"),
+        ("CITIBANK", "AIRFARE FOR SENATOR HAWLEY WASHINGTON TO SAINT LOUIS"),
+        ("AMTRAK", "TRAINFARE FOR STAFFER JOHNSON KANSAS CITY TO WASHINGTON"),
+    ]
+    c.setFont("Helvetica", 8)
+    for i, row in enumerate(rows):
+        for x, text in zip(xs, row, strict=False):
+            at = x + 4
+            for word in text.split():
+                c.drawString(at, ys[i] - 14, word)
+                at += stringWidth(word, "Helvetica", 8) + 2  # a 2-point gap, no space
+    c.showPage()
+    c.save()
+    (table,) = [r for r in _d0(read_markdown(path)) if r.model_dump()["block_type"] == "table"]
+    assert "AIRFARE FOR SENATOR HAWLEY WASHINGTON TO SAINT LOUIS" in table.text

@@ -16,7 +16,9 @@ read in part without a word:
   text height between two words: two columns read as one) are flagged.
 * A table of one row or one column (a framed paragraph) is not a table.
 
-Leader dots (``Up to $3,790.........``) are cut from the cells' ends.
+Leader dots (``Up to $3,790.........``) are cut from the cells' ends; cells whose
+words come out run together (a PDF that sets its spaces as narrow gaps) are read
+again with a narrower word gap.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ MIN_RULES = 3
 #: A gap between two words of a cell line wider than this many times the words'
 #: height is a column boundary the table does not rule.
 COLUMN_GAP = 1.5
+#: Letters of a word that is more likely words run together than one word.
+RUN_TOGETHER = 16
 _LEADER = re.compile(r"(\s*\.){2,}\s*$")
 
 Rows = list[list[str | None]]
@@ -87,6 +91,21 @@ def unsure(rows: Rows) -> str:
         if len(stacked) >= 2 and len(set(stacked)) == 1:
             return "rows run together"
     return ""
+
+
+def _run_together(rows: Rows) -> bool:
+    """Whether the cells' words look run together (a PDF that sets its spaces as narrow
+    gaps: ``AIRFAREFORSENHAWLEY``): one word in 20 of sixteen letters or more."""
+    words = [w for r in rows for c in r if c for w in c.split() if w.isalpha() or len(w) > 3]
+    long = sum(1 for w in words if sum(ch.isalpha() for ch in w) >= RUN_TOGETHER)
+    return bool(words) and long >= 0.05 * len(words)
+
+
+def _extract(table: Any) -> Rows:
+    """The table's rows; read again with a 1-point word gap when the default (3 points)
+    runs its words together."""
+    rows: Rows = table.extract()
+    return table.extract(x_tolerance=1) if _run_together(rows) else rows
 
 
 def _clean(rows: Rows) -> Rows:
@@ -167,7 +186,7 @@ def find_tables(page: Any) -> list[Found]:
     out: list[Found] = []
     words = page.extract_words()
     for table in page.find_tables():
-        found = _widen(page, table) or Found(table.bbox, table.extract(), "", _columns(table))
+        found = _widen(page, table) or Found(table.bbox, _extract(table), "", _columns(table))
         if not is_table(found.rows):
             continue
         found.rows = _clean(found.rows)
