@@ -328,7 +328,9 @@ def _score(
     return search_hits, ask_hits, verify
 
 
-def retrieval(root: Path = DEFAULT) -> None:
+def retrieval(
+    root: Path = DEFAULT, kinds: tuple[str, ...] = ("pdf", "html", "docx", "mdx")
+) -> None:
     """search@5 and ask per corpus type, reader vs baseline (see the module docstring)."""
     import json
     import tempfile
@@ -344,7 +346,7 @@ def retrieval(root: Path = DEFAULT) -> None:
         tempfile.TemporaryDirectory() as tmp,
         Sectio(Settings(home=Path(tmp) / "home", embedder="minilm", traces=False)) as s,
     ):
-        for kind in ("pdf", "html", "docx", "mdx"):
+        for kind in kinds:
             qs = [q for q in questions if q["corpus"] == kind]
             base = _baseline(kind, root / kind, Path(tmp) / f"base-{kind}")
             for label, folder in (("reader", root / kind), ("baseline", base)):
@@ -401,6 +403,9 @@ def hand(root: Path = DEFAULT) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] == ["retrieval"] and len(args) > 1:  # retrieval pdf html: those corpora only
+        retrieval(kinds=tuple(args[1:]))
+        raise SystemExit(0)
     if args in (["retrieval"], ["speed"], ["pages"], ["hand"]):
         {"retrieval": retrieval, "speed": speed, "pages": pages_right, "hand": hand}[args[0]]()
         raise SystemExit(0)
