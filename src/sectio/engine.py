@@ -536,7 +536,7 @@ class Sectio(OpsFacade):
     # --- routed retrieval: ask, lookup, assess --------------------------------------
     def router(self, collection: str = DEFAULT_COLLECTION) -> Router:
         """The routed-retrieval state of ``collection`` (kept while it stays open)."""
-        from sectio.registry import routes_for
+        from sectio.registry import domains_for, routes_for, rules_for
         from sectio.retrieve.pipeline import Router
         from sectio.retrieve.policy import EvidencePolicy
 
@@ -550,6 +550,8 @@ class Sectio(OpsFacade):
                 coll,
                 self.embedder,
                 routes=routes_for(coll.profile),
+                rules=rules_for(coll.profile),
+                domains=domains_for(coll.profile),
                 reranker=self._get_reranker,
                 policy=policy,
                 guard=self.tenant_guard,

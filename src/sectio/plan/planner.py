@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sectio.contract.diagnostics import Diagnostics, RowLimit
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.request import AskRequest
 from sectio.contract.result import Evidence
@@ -106,21 +107,19 @@ def build_outcome(
     return Outcome(
         ROUTE_NAME,
         evidence,
-        {
-            "intent": route.intent.value,
-            "query_intent": f"{route.intent.value}/{route.subintent.value}",
-            "route": route.model_dump(mode="json"),
-            "plan": plan.model_dump(mode="json"),
-            "steps": execution.steps,
-            "documents": list(dict.fromkeys(str(e.doc_id) for e in evidence)),
+        Diagnostics(
+            intent=route.intent.value,
+            query_intent=f"{route.intent.value}/{route.subintent.value}",
+            route=route.model_dump(mode="json"),
+            plan=plan.model_dump(mode="json"),
+            steps=execution.steps,
+            documents=list(dict.fromkeys(str(e.doc_id) for e in evidence)),
             # why omitted_evidence_ids were left out: the plan's row limit, or the
             # per-document cap of the hybrid step (never a token budget: no packing here)
-            "row_limit": {
-                "limit": plan.limit,
-                "per_document": MAX_ROWS_PER_DOC,
-                "omitted": len(execution.omitted),
-            },
-        },
+            row_limit=RowLimit(
+                limit=plan.limit, per_document=MAX_ROWS_PER_DOC, omitted=len(execution.omitted)
+            ),
+        ),
         doc_id=str(seeds[0].payload.get("doc_id")) if seeds else None,
         omitted=execution.omitted,
         timings={k: round(v, 3) for k, v in (timings or {}).items()},

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from sectio.contract.diagnostics import RerankStatus
 from sectio.embed.runtime import onnx_cache_dir
 from sectio.errors import ConfigError
 from sectio.retrieve.text import tokens
@@ -162,7 +163,12 @@ class Reranked:
 
     items: list[Any]
     scores: list[float] | None
-    details: dict[str, Any] = field(default_factory=dict)
+    status: RerankStatus = field(default_factory=lambda: RerankStatus(status="off"))
+
+    @property
+    def details(self) -> RerankStatus:
+        """The status under its former name (it reads as a mapping: ``details["status"]``)."""
+        return self.status
 
 
 def rerank_fail_open(
@@ -176,13 +182,13 @@ def rerank_fail_open(
     """``items`` reordered by ``reranker`` scores, or unchanged on error, timeout or no reranker.
 
     The call runs in a daemon thread so a hung reranker cannot hold the caller
-    past ``timeout_s``. ``details["status"]`` is ``off``, ``ok``, ``error`` or
+    past ``timeout_s``. ``status.status`` is ``off``, ``ok``, ``error`` or
     ``timeout``.
     """
     if reranker is None:
-        return Reranked(list(items), None, {"status": "off"})
+        return Reranked(list(items), None, RerankStatus(status="off"))
     if not items:
-        return Reranked([], [], {"status": "ok", "reranker": reranker.name})
+        return Reranked([], [], RerankStatus(status="ok", reranker=reranker.name))
     box: dict[str, Any] = {}
 
     def work() -> None:
@@ -196,27 +202,35 @@ def rerank_fail_open(
     thread.start()
     thread.join(timeout_s)
     elapsed = round((time.perf_counter() - started) * 1000, 3)
-    base = {"reranker": reranker.name, "ms": elapsed}
+    name = reranker.name
     if thread.is_alive():
         log.warning(
             "reranker %s timed out after %.1f s; original order kept", reranker.name, timeout_s
         )
-        return Reranked(list(items), None, {**base, "status": "timeout", "timeout_s": timeout_s})
+        status = RerankStatus(reranker=name, ms=elapsed, status="timeout", timeout_s=timeout_s)
+        return Reranked(list(items), None, status)
     if "error" in box:
         exc = box["error"]
         log.warning("reranker %s failed (%s); original order kept", reranker.name, exc)
+        error = f"{type(exc).__name__}: {exc}"
         return Reranked(
-            list(items), None, {**base, "status": "error", "error": f"{type(exc).__name__}: {exc}"}
+            list(items), None, RerankStatus(reranker=name, ms=elapsed, status="error", error=error)
         )
     scores = list(box.get("scores") or [])
     if len(scores) != len(items):
         return Reranked(
             list(items),
             None,
-            {**base, "status": "error", "error": f"{len(scores)} scores for {len(items)} items"},
+            RerankStatus(
+                reranker=name,
+                ms=elapsed,
+                status="error",
+                error=f"{len(scores)} scores for {len(items)} items",
+            ),
         )
     order = sorted(range(len(items)), key=lambda i: (-scores[i], i))
-    return Reranked([items[i] for i in order], [scores[i] for i in order], {**base, "status": "ok"})
+    ok = RerankStatus(reranker=name, ms=elapsed, status="ok")
+    return Reranked([items[i] for i in order], [scores[i] for i in order], ok)
 
 
 def build_reranker(settings: Any) -> Reranker | None:
