@@ -22,8 +22,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sectio import telemetry
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
@@ -42,6 +43,7 @@ from sectio.settings import Settings
 if TYPE_CHECKING:
     from sectio.contract.profile import CorpusProfile
     from sectio.contract.record import ChunkRecord
+    from sectio.contract.request import AskRequest
     from sectio.contract.result import Evidence, RetrievalResult, SearchResult
     from sectio.embed.cache import CachedEmbedder
     from sectio.embed.port import Embedder
@@ -62,6 +64,8 @@ if TYPE_CHECKING:
 
 #: The tenant of records that name none, and of a single-tenant library's reads.
 DEFAULT_TENANT = "default"
+#: A read's result (:meth:`Sectio._call`).
+R = TypeVar("R", "RetrievalResult", "SearchResult")
 
 
 class Sectio(OpsFacade):
@@ -449,11 +453,12 @@ class Sectio(OpsFacade):
 
         tenant = self._tenant(tenant)
         coll = self.collection(collection)
-        filters, layers = search_layers(coll.profile, filters)
+        scoped, layers = search_layers(coll.profile, filters)
         params, reliability = FusionParams.from_settings(self.settings), None
-        if mode == "hybrid":
+        if mode == "hybrid":  # calibrated once per tenant, in its own span before the call
             params, reliability = self.fusion_calibration.measure(self._scope(coll, tenant))
-        with telemetry.call_span("search", collection, tenant) as span:
+
+        def run(tenant: str) -> SearchResult:
             result = run_search(
                 coll,
                 self.embedder,
@@ -461,18 +466,17 @@ class Sectio(OpsFacade):
                 tenant=tenant,
                 top_k=top_k,
                 mode=mode,
-                filters=filters,
+                filters=scoped,
                 params=params,
                 guard=self.tenant_guard,
             )
-            telemetry.set_attributes(span, telemetry.result_attributes(result))
-        if reliability is not None:
-            result.details["fusion_calibration"] = reliability.as_details(params.dense_scale)
-        if layers is not None:
-            result.details["layers"] = layers
-        if self._records(record):
-            self.record("search", result)
-        return result
+            if reliability is not None:
+                result.details["fusion_calibration"] = reliability.as_details(params.dense_scale)
+            if layers is not None:
+                result.details["layers"] = layers
+            return result
+
+        return self._call("search", collection, tenant, run, record=record)
 
     # --- tenant-scoped reads (search is one; the routes use sectio.retrieve.reads) ---
     def count(
@@ -633,21 +637,71 @@ class Sectio(OpsFacade):
             ConfigError: an empty question, an unknown ``turn_type``, or one the
                 collection's engine cannot honour.
         """
-        tenant = self._tenant(tenant)
-        context = self._conversation_doc(conversation_id, tenant) if conversation_id else None
-        with telemetry.call_span("ask", collection, tenant) as span:
-            result = self.router(collection).ask(
-                question,
-                tenant=tenant,
-                doc_id=doc_id,
-                section_key=section_key,
-                turn_type=turn_type,
-                top_k=top_k,
-                context_doc_id=context,
-            )
+        from sectio.contract.request import AskRequest
+
+        request = AskRequest.of(
+            question, doc_id=doc_id, section_key=section_key, turn_type=turn_type, top_k=top_k
+        )
+        return self.answer(
+            request,
+            collection=collection,
+            tenant=tenant,
+            conversation_id=conversation_id,
+            record=record,
+        )
+
+    def answer(
+        self,
+        request: AskRequest,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        tenant: str | None = None,
+        conversation_id: str | None = None,
+        record: bool | None = None,
+    ) -> RetrievalResult:
+        """:meth:`ask` for a request built by a front door (the CLI, the API, MCP): it
+        travels to the pipeline as it is, the conversation's previous document added
+        as its ``context_doc_id``.
+
+        Raises:
+            CollectionNotFound: no such collection.
+            ConfigError: a ``turn_type`` the collection's engine cannot honour.
+        """
+
+        def run(tenant: str) -> RetrievalResult:
+            if conversation_id:
+                context = self._conversation_doc(conversation_id, tenant)
+                if context is not None:
+                    return self.router(collection).answer(
+                        replace(request, context_doc_id=context), tenant=tenant
+                    )
+            return self.router(collection).answer(request, tenant=tenant)
+
+        records = record if conversation_id is None else record is not False
+        return self._call(
+            "ask", collection, tenant, run, record=records, conversation_id=conversation_id
+        )
+
+    def _call(
+        self,
+        kind: str,
+        collection: str,
+        tenant: str | None,
+        run: Callable[[str], R],
+        *,
+        record: bool | None,
+        conversation_id: str | None = None,
+    ) -> R:
+        """Every read: ``run(tenant)`` with the caller's tenant (default: ``default``) in an
+        OpenTelemetry span carrying the result's attributes, then its trace written
+        fail-open when ``record`` (default: ``write_traces``) says so.
+        """
+        scoped = self._tenant(tenant)
+        with telemetry.call_span(kind, collection, scoped) as span:
+            result = run(scoped)
             telemetry.set_attributes(span, telemetry.result_attributes(result))
-        if self._records(record if conversation_id is None else record is not False):
-            self.record("ask", result, conversation_id=conversation_id)
+        if self._records(record):
+            self.record(kind, result, conversation_id=conversation_id)
         return result
 
     def _conversation_doc(self, conversation_id: str, tenant: str) -> str | None:
@@ -680,13 +734,13 @@ class Sectio(OpsFacade):
             CollectionNotFound: no such collection.
             ConfigError: an empty phrase.
         """
-        tenant = self._tenant(tenant)
-        with telemetry.call_span("lookup", collection, tenant) as span:
-            result = self.router(collection).lookup(phrase, tenant=tenant)
-            telemetry.set_attributes(span, telemetry.result_attributes(result))
-        if self._records(record):
-            self.record("lookup", result)
-        return result
+        return self._call(
+            "lookup",
+            collection,
+            tenant,
+            lambda scoped: self.router(collection).lookup(phrase, tenant=scoped),
+            record=record,
+        )
 
     def assess(
         self,

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sectio.contract.request import AskRequest
+
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -24,6 +26,20 @@ class RetrieveRequest(_Body):
     turn_type: str | None = Field(default=None, description="e.g. `drug_overview`.")
     top_k: int | None = Field(default=None, description="Clamped to [1, 50].")
     conversation_id: str | None = Field(default=None, max_length=128)
+
+    def ask_request(self, query: str) -> AskRequest:
+        """The engine's request for ``query`` (this body's checked ``query``).
+
+        Raises:
+            ConfigError: an empty question or an unknown ``turn_type``.
+        """
+        return AskRequest.of(
+            query,
+            doc_id=self.doc_id,
+            section_key=self.section_key,
+            turn_type=self.turn_type,
+            top_k=self.top_k,
+        )
 
 
 class SearchRequest(_Body):

@@ -60,15 +60,12 @@ async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONRespo
     """The ``ask`` pipeline: route the question, return evidence and a decision."""
     started = time.perf_counter()
     query, name = _checked(api, body.query, body.collection)
+    request = body.ask_request(query)
     result = await api.in_engine(
-        lambda: api.engine.ask(
-            query,
+        lambda: api.engine.answer(
+            request,
             collection=name,
             tenant=tenant,
-            doc_id=body.doc_id,
-            section_key=body.section_key,
-            turn_type=body.turn_type,
-            top_k=body.top_k,
             conversation_id=body.conversation_id,
             record=False,
         )

@@ -15,7 +15,7 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
-from sectio.contract.request import TURN_TYPES
+from sectio.contract.request import TURN_TYPES, AskRequest
 
 if TYPE_CHECKING:
     from sectio.contract.result import RetrievalResult
@@ -131,15 +131,11 @@ def ask(
     as_json: bool,
 ) -> None:
     """Answer a question with evidence and a decision (section, overview, free-form, fallback)."""
-    result = state.sectio.ask(
-        question,
-        collection=collection,
-        tenant=tenant,
-        doc_id=doc_id,
-        section_key=section_key,
-        turn_type=turn_type,
-        top_k=top_k,
-        conversation_id=conversation_id,
+    request = AskRequest.of(
+        question, doc_id=doc_id, section_key=section_key, turn_type=turn_type, top_k=top_k
+    )
+    result = state.sectio.answer(
+        request, collection=collection, tenant=tenant, conversation_id=conversation_id
     )
     if as_json:
         emit_json(result)
