@@ -35,7 +35,7 @@ from sectio.index.manifest import Manifest, assert_compatible, check_serving
 from sectio.index.port import IndexBackend, LocalStore, WriteSize
 from sectio.retrieve import reads
 from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.search_filters import Filters, build_where
+from sectio.retrieve.search_filters import Filters, build_where, search_layers
 from sectio.settings import Settings
 
 # What a command may not need is imported where it is used: ``sectio info`` reads
@@ -926,25 +926,3 @@ class Sectio(OpsFacade):
 def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:
     """A manifest as plain data, without its profile (what info and the API show)."""
     return manifest.model_dump(mode="json", exclude={"profile"}) if manifest else None
-
-
-def search_layers(
-    profile: CorpusProfile, filters: Filters | None
-) -> tuple[Filters | None, list[str] | str | None]:
-    """The filters a plain search runs with, and the layers it reads (None: not layered).
-
-    A docs collection's D1-D5 entries are derived index rows (catalog, facts,
-    entities, workflows, relations) for the planner; a plain search reads D0,
-    the documents' own chunks, unless ``filters`` names a ``layer`` or ``"all"``.
-    """
-    if profile.engine != "docs_planner":
-        return filters, None
-    given = dict(filters or {})
-    layer = given.get("layer")
-    wanted = [layer] if isinstance(layer, str) else list(layer or [])
-    if "all" in wanted:
-        given.pop("layer")
-        return given, "all"
-    if not wanted:
-        given["layer"] = wanted = ["D0"]
-    return given, [str(v) for v in wanted]

@@ -45,6 +45,7 @@ from typing import Any
 
 import yaml
 
+from sectio.contract.layers import Layer
 from sectio.contract.record import ChunkRecord, parse_record
 from sectio.ingest.chunking import TokenCounter
 from sectio.ingest.md_doc import DocBuild
@@ -201,7 +202,7 @@ def d1_entries(
         text = "\n".join(lines)
         if count(text) > max_tokens * 4:  # keep very long outlines readable
             text = _clip_words(text, max_tokens * 3)
-        data = _base(b, "D1", f"d1:{b.doc_id}", 0, text, tenant)
+        data = _base(b, Layer.D1_DOCUMENT_CATALOG.value, f"d1:{b.doc_id}", 0, text, tenant)
         data.update(
             {
                 "section_title": "Document catalog",
@@ -376,7 +377,12 @@ def d2_entries(builds: list[DocBuild], tenant: str, known: dict[str, str]) -> li
             if f["example"] and f["example"] != f["fact"]:
                 lines.append(f["example"])
             data = _base(
-                b, "D2", f"d2:{b.doc_id}:{f['kind']}:{f['fact']}", n, "\n".join(lines), tenant
+                b,
+                Layer.D2_FACT_INDEX.value,
+                f"d2:{b.doc_id}:{f['kind']}:{f['fact']}",
+                n,
+                "\n".join(lines),
+                tenant,
             )
             data.update(
                 {
@@ -493,7 +499,14 @@ def d3_entries(builds: list[DocBuild], tenant: str) -> list[ChunkRecord]:
                 lines.append("Also: " + ", ".join(aliases))
             if e["definition"]:
                 lines.append(e["definition"])
-            data = _base(b, "D3", f"d3:{b.doc_id}:{e['name']}", n, "\n".join(lines), tenant)
+            data = _base(
+                b,
+                Layer.D3_ENTITY_CATALOG.value,
+                f"d3:{b.doc_id}:{e['name']}",
+                n,
+                "\n".join(lines),
+                tenant,
+            )
             data.update(
                 {
                     "section_title": section.title or b.title,
@@ -535,7 +548,14 @@ def d4_entries(builds: list[DocBuild], tenant: str) -> list[ChunkRecord]:
                 shown.append(f"… {len(items) - 15} more steps")
             title = section.title or b.title
             text = "\n".join([f"Procedure: {title} ({b.title}, {b.doc_id})", *shown])
-            data = _base(b, "D4", f"d4:{b.doc_id}#{section.key}#{n}", n, text, tenant)
+            data = _base(
+                b,
+                Layer.D4_WORKFLOW_INDEX.value,
+                f"d4:{b.doc_id}#{section.key}#{n}",
+                n,
+                text,
+                tenant,
+            )
             source_chunk = b.chunk_at(section.key, line)
             data.update(
                 {
@@ -658,7 +678,14 @@ def d5_entries(builds: list[DocBuild], tenant: str, known: dict[str, str]) -> li
             lines = [f"{b.title} ({b.doc_id}) -> {dst_title} ({target}): {kinds}"]
             if e["texts"]:
                 lines.append("; ".join(e["texts"]))
-            data = _base(b, "D5", f"d5:{b.doc_id}->{target}", n, "\n".join(lines), tenant)
+            data = _base(
+                b,
+                Layer.D5_RELATION_GRAPH.value,
+                f"d5:{b.doc_id}->{target}",
+                n,
+                "\n".join(lines),
+                tenant,
+            )
             data.update(
                 {
                     "section_title": "Relations",

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sectio.contract.layers import Layer
+
 
 class Intent(StrEnum):
     """What kind of question it is."""
@@ -35,17 +37,6 @@ class Subintent(StrEnum):
     TROUBLESHOOT = "TROUBLESHOOT"
     REFERENCE = "REFERENCE"
     LOOKUP = "LOOKUP"
-
-
-class Layer(StrEnum):
-    """Index layers of a docs collection; the value is the points' ``layer`` field."""
-
-    D0_DOC_CHUNKS = "D0"
-    D1_DOCUMENT_CATALOG = "D1"
-    D2_FACT_INDEX = "D2"
-    D3_ENTITY_CATALOG = "D3"
-    D4_WORKFLOW_INDEX = "D4"
-    D5_RELATION_GRAPH = "D5"
 
 
 class Signal(StrEnum):

@@ -58,7 +58,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from sectio.plan.models import Intent, Layer, PlanProfile, RetrievalPlan, Route, Signal, Subintent
+from sectio.contract.layers import Layer
+from sectio.plan.models import Intent, PlanProfile, RetrievalPlan, Route, Signal, Subintent
 
 L = Layer
 

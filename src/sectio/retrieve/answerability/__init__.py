@@ -70,6 +70,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sectio.contract.diagnostics import Signals, Thresholds
+from sectio.contract.layers import Layer
 from sectio.contract.profile import AnswerabilitySettings
 from sectio.retrieve.answerability.context import (
     EXACT_ROUTES,
@@ -91,9 +92,8 @@ from sectio.retrieve.answerability.verdict import (
 from sectio.retrieve.routes.base import Turn
 from sectio.retrieve.stats import SubjectWords, TermStats
 
-#: The ``layer`` of a docs collection's document catalog entries (one per page:
-#: ``sectio.plan.models.Layer.D1_DOCUMENT_CATALOG``).
-CATALOG_LAYER = "D1"
+#: The ``layer`` of a docs collection's document catalog entries (one per page).
+CATALOG_LAYER = Layer.D1_DOCUMENT_CATALOG.value
 
 
 @dataclass(frozen=True)
