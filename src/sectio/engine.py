@@ -55,11 +55,11 @@ if TYPE_CHECKING:
     from sectio.ops.store import OpsStore
     from sectio.plan import RetrievalPlan
     from sectio.plan import Route as PlanRoute
+    from sectio.rerank import Reranker
     from sectio.retrieve.calibration import FusionCalibration
     from sectio.retrieve.facets import Assessment, FacetContext
     from sectio.retrieve.fusion import FusionParams
     from sectio.retrieve.pipeline import Router
-    from sectio.retrieve.rerank import Reranker
     from sectio.retrieve.scope import ReadScope
 
 #: The tenant of records that name none, and of a single-tenant library's reads.
@@ -597,7 +597,7 @@ class Sectio(OpsFacade):
     def _get_reranker(self) -> tuple[Reranker | None, str | None]:
         """The configured reranker (built once), or the error that kept it from loading."""
         if self._reranker is None:
-            from sectio.retrieve.rerank import build_reranker
+            from sectio.rerank import build_reranker
 
             try:
                 self._reranker = (build_reranker(self.settings), None)

@@ -44,6 +44,7 @@ from sectio.contract.result import RetrievalResult
 from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
 from sectio.index.filters import Eq, tenant_where
+from sectio.rerank import rerank_fail_open
 from sectio.retrieve import answerability as ans
 from sectio.retrieve.answerability.rules import with_rules_before
 from sectio.retrieve.calibration import FusionCalibration, dense_floor
@@ -55,7 +56,6 @@ from sectio.retrieve.hydrate import hydrate_parents
 from sectio.retrieve.packing import pack
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.rerank import rerank_fail_open
 from sectio.retrieve.resolve import Resolver
 from sectio.retrieve.routes import section_routes
 from sectio.retrieve.routes.base import Route, Turn

@@ -36,8 +36,8 @@ from sectio.contract.result import Evidence
 from sectio.index.collection import Collection
 from sectio.index.filters import Eq
 from sectio.index.port import StoredPoint
+from sectio.rerank import rerank_fail_open
 from sectio.retrieve.reads import scroll_all
-from sectio.retrieve.rerank import rerank_fail_open
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import prose_where
 from sectio.retrieve.scope import ReadScope
