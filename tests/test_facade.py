@@ -57,3 +57,16 @@ def test_every_read_is_traced_by_the_one_wrapper(sx: Sectio) -> None:
     assert sx.trace(str(ask.trace_id), tenant="default")["route"] == ask.route  # type: ignore[index]
     unrecorded = sx.ask("who should not take aspirin", record=False)
     assert unrecorded.trace_id is None
+
+
+def test_one_name_one_thing() -> None:
+    """The names that meant two things are renamed; the former names still import."""
+    from sectio import ops, plan
+    from sectio.retrieve import pipeline
+    from sectio.retrieve.routes import base
+
+    assert plan.DocsIntent is not base.Route and plan.Route is plan.DocsIntent
+    assert ops.ConversationTurn is not base.Turn and ops.Turn is ops.ConversationTurn
+    assert pipeline.Router is pipeline.Pipeline
+    root = Path(__file__).resolve().parents[1] / "src" / "sectio"
+    assert not (root / "plan" / "policy.py").exists() and (root / "retrieve" / "policy.py").exists()

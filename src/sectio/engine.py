@@ -53,13 +53,12 @@ if TYPE_CHECKING:
     from sectio.ingest.phases import PhaseClock
     from sectio.ingest.readers import ReadResult
     from sectio.ops.store import OpsStore
-    from sectio.plan import RetrievalPlan
-    from sectio.plan import Route as PlanRoute
+    from sectio.plan import DocsIntent, RetrievalPlan
     from sectio.rerank import Reranker
     from sectio.retrieve.calibration import FusionCalibration
     from sectio.retrieve.facets import Assessment, FacetContext
     from sectio.retrieve.fusion import FusionParams
-    from sectio.retrieve.pipeline import Router
+    from sectio.retrieve.pipeline import Pipeline
     from sectio.retrieve.scope import ReadScope
 
 #: The tenant of records that name none, and of a single-tenant library's reads.
@@ -108,7 +107,7 @@ class Sectio(OpsFacade):
         self._ops = ops
         self._ops_lock = threading.Lock()  # the server's trace and retention threads share it
         #: Routed retrieval state per open collection (name catalogs, compiled phrases).
-        self._routers: dict[str, Router] = {}
+        self._routers: dict[str, Pipeline] = {}
         #: Hybrid weights calibrated per open collection and tenant (see retrieve.calibration).
         self._fusion_calibration: FusionCalibration | None = None
         self._reranker: tuple[Reranker | None, str | None] | None = (
@@ -538,10 +537,10 @@ class Sectio(OpsFacade):
         return [Evidence.from_payload(p.payload, 0.0, rank=None) for p in points]
 
     # --- routed retrieval: ask, lookup, assess --------------------------------------
-    def router(self, collection: str = DEFAULT_COLLECTION) -> Router:
+    def router(self, collection: str = DEFAULT_COLLECTION) -> Pipeline:
         """The routed-retrieval state of ``collection`` (kept while it stays open)."""
         from sectio.registry import domains_for, routes_for, rules_for
-        from sectio.retrieve.pipeline import Router
+        from sectio.retrieve.pipeline import Pipeline
         from sectio.retrieve.policy import EvidencePolicy
 
         coll = self.collection(collection)
@@ -550,7 +549,7 @@ class Sectio(OpsFacade):
             policy = EvidencePolicy.from_profile(coll.profile)
             if "rerank_timeout_s" not in coll.profile.policy:
                 policy = policy.with_overrides(rerank_timeout_s=self.settings.rerank_timeout_s)
-            router = Router(
+            router = Pipeline(
                 coll,
                 self.embedder,
                 routes=routes_for(coll.profile),
@@ -761,7 +760,7 @@ class Sectio(OpsFacade):
 
     def plan(
         self, question: str, *, collection: str = DEFAULT_COLLECTION, tenant: str | None = None
-    ) -> tuple[PlanRoute, RetrievalPlan]:
+    ) -> tuple[DocsIntent, RetrievalPlan]:
         """How the docs planner routes ``question`` and the plan it builds (nothing is run).
 
         Raises:

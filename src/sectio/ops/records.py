@@ -86,7 +86,7 @@ class Feedback:
 
 
 @dataclass(frozen=True)
-class Turn:
+class ConversationTurn:
     """One line of a conversation."""
 
     id: int
@@ -100,6 +100,10 @@ class Turn:
     def as_dict(self) -> dict[str, Any]:
         """Plain data for ``--json``."""
         return _jsonable(self)
+
+
+#: The former name of :class:`ConversationTurn` (it collided with the pipeline's turn).
+Turn = ConversationTurn
 
 
 @dataclass(frozen=True)

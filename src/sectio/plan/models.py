@@ -1,7 +1,7 @@
 """The planner's data: intents, anchors, the route, signals, layers and the retrieval plan.
 
 Example:
-    >>> route = Route(question="where is sync-waves.md?", intent=Intent.DOCS_LOOKUP,
+    >>> route = DocsIntent(question="where is sync-waves.md?", intent=Intent.DOCS_LOOKUP,
     ...               subintent=Subintent.FIND_FILES,
     ...               anchors=Anchors(file_names=("sync-waves.md",)))
     >>> route.anchors.file_names
@@ -77,7 +77,7 @@ class Anchors(_Frozen):
     process_subdomain: str | None = None
 
 
-class Route(_Frozen):
+class DocsIntent(_Frozen):
     """The router's reading of a question. ``notes`` says which rule produced what."""
 
     question: str
@@ -86,6 +86,10 @@ class Route(_Frozen):
     anchors: Anchors = Field(default_factory=Anchors)
     target_terms: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+
+#: The former name of :class:`DocsIntent` (it collided with the pipeline's route protocol).
+Route = DocsIntent
 
 
 class RetrievalPlan(_Frozen):
@@ -106,6 +110,7 @@ class RetrievalPlan(_Frozen):
 
 __all__ = [
     "Anchors",
+    "DocsIntent",
     "Intent",
     "Layer",
     "PlanProfile",

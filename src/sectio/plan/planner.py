@@ -18,8 +18,8 @@ from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
 from sectio.plan.catalog import CatalogCache, DocsCatalog
 from sectio.plan.executor import MAX_ROWS_PER_DOC, Execution, PlanExecutor
-from sectio.plan.models import Anchors, RetrievalPlan, Route
-from sectio.plan.policy import DocsLayout, PolicyResolver, dedupe
+from sectio.plan.models import Anchors, DocsIntent, RetrievalPlan
+from sectio.plan.resolver import DocsLayout, PolicyResolver, dedupe
 from sectio.plan.router import IntentRouter
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scope import ReadScope
@@ -49,7 +49,7 @@ class DocsPlanner:
         """The scope's tenant's D1/D3 catalog (read once per open collection)."""
         return self.catalogs.get(scope)
 
-    def plan(self, scope: ReadScope | None, question: str) -> tuple[Route, RetrievalPlan]:
+    def plan(self, scope: ReadScope | None, question: str) -> tuple[DocsIntent, RetrievalPlan]:
         """The route and plan of ``question`` (text anchors only when there is no scope)."""
         catalog = self.catalog(scope) if scope is not None else None
         route = IntentRouter(catalog).route(question)
@@ -88,7 +88,7 @@ class DocsPlanner:
 
 
 def build_outcome(
-    route: Route,
+    route: DocsIntent,
     plan: RetrievalPlan,
     execution: Execution,
     timings: dict[str, float] | None = None,

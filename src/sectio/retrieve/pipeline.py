@@ -1,6 +1,6 @@
 """The routed-retrieval pipeline: resolve -> route -> rerank -> hydrate -> pack -> decide.
 
-One :class:`Router` per open collection holds what is worth keeping between
+One :class:`Pipeline` per open collection holds what is worth keeping between
 questions (the profile's compiled section phrases, the policy numbers, per
 tenant the catalog of document names) and runs every question through the
 same named stages, in this order:
@@ -66,7 +66,7 @@ from sectio.retrieve.words import common_words
 Stage = Callable[[ReadScope, Turn], None]
 
 
-class Router:
+class Pipeline:
     """Routed retrieval over one open collection.
 
     ``routes`` are tried in order (default: :func:`sectio.retrieve.routes.section_routes`).
@@ -79,7 +79,7 @@ class Router:
     rules before ``compound_name``. ``sectio.registry`` picks both for an engine.
 
     Example:
-        >>> router = Router(sectio.collection("labels"), sectio.embedder)  # doctest: +SKIP
+        >>> router = Pipeline(sectio.collection("labels"), sectio.embedder)  # doctest: +SKIP
         >>> router.ask("who should not take metformin", tenant="default").route  # doctest: +SKIP
         'section'
     """
@@ -352,3 +352,7 @@ class Router:
             item.rank = i + 1
         if turn.decision is None:
             turn.decision, turn.reason = decide(turn.outcome.evidence)
+
+
+#: The former name of :class:`Pipeline` (it read as the docs planner's intent router).
+Router = Pipeline
