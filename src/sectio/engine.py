@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sectio import telemetry
+from sectio.context import query_scope
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
 from sectio.engine_ops import OpsFacade
 from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from sectio.ingest.loader import IngestReport
     from sectio.ingest.phases import PhaseClock
     from sectio.ingest.readers import ReadResult
+    from sectio.ops.records import PreviousSubject
     from sectio.ops.store import OpsStore
     from sectio.plan import RetrievalPlan
     from sectio.plan import Route as PlanRoute
@@ -112,8 +114,11 @@ class Sectio(OpsFacade):
         )
 
     def _tenant(self, tenant: str | None) -> str:
-        """``tenant``, or the default tenant when a call names none."""
-        return self.default_tenant if tenant is None else tenant
+        """``tenant``, or the default tenant when a call names none; the query cache's
+        scope from now on in this context (a tenant never hits another's cached question)."""
+        resolved = self.default_tenant if tenant is None else tenant
+        query_scope.set(resolved)
+        return resolved
 
     def _records(self, record: bool | None) -> bool:
         """Whether a retrieval call writes its trace: its ``record``, else ``write_traces``."""
@@ -407,13 +412,14 @@ class Sectio(OpsFacade):
         """
         self.embedder.inner.embed_query("warm up")
 
-    def prefetch_queries(self, texts: Sequence[str]) -> int:
-        """Embed ``texts`` in one model call into the query LRU; return how many were new.
+    def prefetch_queries(self, texts: Sequence[str], tenants: Sequence[str] | None = None) -> int:
+        """Embed ``texts`` in one model call into the query LRU, each under its tenant
+        (``tenants``, in order; None: the current one); return how many were new.
 
         The server embeds concurrent questions together before their engine
         calls (:mod:`sectio.api.batching`); each call then finds its vector.
         """
-        return self.embedder.prefetch_queries(texts)
+        return self.embedder.prefetch_queries(texts, tenants)
 
     # --- search ---------------------------------------------------------------------
     def search(
@@ -612,6 +618,7 @@ class Sectio(OpsFacade):
         top_k: int | None = None,
         conversation_id: str | None = None,
         record: bool | None = None,
+        previous: PreviousSubject | None = None,
     ) -> RetrievalResult:
         """Answer ``question`` with evidence and a decision (:mod:`sectio.retrieve.pipeline`).
 
@@ -624,7 +631,10 @@ class Sectio(OpsFacade):
         calls :meth:`record`). In a conversation, a question that names no
         document inherits the previous answered turn's document
         (``details.doc_resolution.how == "conversation"``); one that names a
-        document switches to it.
+        document switches to it. That subject is read fail-open, under the
+        store's back-off (``previous``: already read by the caller, as the
+        server does off the engine thread); one that cannot be read is answered
+        as a first turn, and ``details.conversation`` says so.
 
         Raises:
             CollectionNotFound: no such collection.
@@ -632,7 +642,9 @@ class Sectio(OpsFacade):
                 collection's engine cannot honour.
         """
         tenant = self._tenant(tenant)
-        context = self._conversation_doc(conversation_id, tenant) if conversation_id else None
+        if conversation_id and previous is None:
+            previous = self._previous_subject(conversation_id, tenant)
+        context = previous.doc_id if conversation_id and previous is not None else None
         with telemetry.call_span("ask", collection, tenant) as span:
             result = self.router(collection).ask(
                 question,
@@ -644,23 +656,22 @@ class Sectio(OpsFacade):
                 context_doc_id=context,
             )
             telemetry.set_attributes(span, telemetry.result_attributes(result))
+        if conversation_id and previous is not None:
+            result.details["conversation"] = previous.as_details()
         if self._records(record if conversation_id is None else record is not False):
             self.record("ask", result, conversation_id=conversation_id)
         return result
 
-    def _conversation_doc(self, conversation_id: str, tenant: str) -> str | None:
-        """The document the conversation's last answered turn resolved (fail-open: None)."""
+    def _previous_subject(self, conversation_id: str, tenant: str) -> PreviousSubject:
+        """The previous subject, fail-open (:meth:`OpsStore.try_previous_subject`)."""
+        from sectio.ops.records import PreviousSubject
+
         try:
-            for turn in reversed(self.ops.conversation(conversation_id, tenant=tenant)):
-                if turn.role == "assistant" and turn.trace_id:
-                    trace = self.ops.get_trace(str(turn.trace_id), tenant=tenant)
-                    if trace and trace.get("resolved_doc_id"):
-                        return str(trace["resolved_doc_id"])
-        except SectioError as exc:  # the store is down: the question is read on its own
-            logging.getLogger(__name__).warning(
-                "conversation %s: previous subject unreadable: %s", conversation_id, exc
-            )
-        return None
+            store = self.ops
+        except Exception as exc:  # a bad URL: the question is read on its own
+            logging.getLogger(__name__).warning("previous subject unreadable: %s", exc)
+            return PreviousSubject("unavailable")
+        return store.try_previous_subject(conversation_id, tenant=tenant)
 
     def lookup(
         self,

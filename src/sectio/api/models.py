@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: What no store can keep: a NUL (PostgreSQL text refuses it) or a lone surrogate.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _storable(value: str | None) -> str | None:
+    """``value`` unless it holds a NUL or a lone surrogate (then a 422 names the field)."""
+    if value is not None and _UNSTORABLE.search(value):
+        raise ValueError("contains a NUL character or a lone surrogate")
+    return value
+
+
+def _conversation(value: str | None) -> str | None:
+    """A conversation id: not blank, storable."""
+    if value is not None and not value.strip():
+        raise ValueError("a conversation id must not be blank")
+    return _storable(value)
 
 
 class _Body(BaseModel):
@@ -21,6 +39,8 @@ class RetrieveRequest(_Body):
     turn_type: str | None = Field(default=None, description="e.g. `drug_overview`.")
     top_k: int | None = Field(default=None, description="Clamped to [1, 50].")
     conversation_id: str | None = Field(default=None, max_length=128)
+
+    _check_conversation = field_validator("conversation_id")(_conversation)
 
 
 class SearchRequest(_Body):
@@ -51,6 +71,9 @@ class FeedbackRequest(_Body):
     rating: Literal["helpful", "not_helpful"]
     comment: str | None = Field(default=None, max_length=2000)
     conversation_id: str | None = Field(default=None, max_length=128)
+
+    _check_comment = field_validator("comment", "trace_id")(_storable)
+    _check_conversation = field_validator("conversation_id")(_conversation)
 
 
 class ErrorBody(BaseModel):

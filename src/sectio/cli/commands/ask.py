@@ -8,6 +8,7 @@ import click
 
 from sectio.cli.base import (
     Context,
+    bounded_query,
     cli,
     collection_option,
     emit_json,
@@ -129,7 +130,7 @@ def ask(
 ) -> None:
     """Answer a question with evidence and a decision (section, overview, free-form, fallback)."""
     result = state.sectio.ask(
-        question,
+        bounded_query(state, question),
         collection=collection,
         tenant=tenant,
         doc_id=doc_id,
@@ -152,7 +153,7 @@ def ask(
 @pass_state
 def lookup(state: Context, phrase: str, collection: str, tenant: str, as_json: bool) -> None:
     """Reverse lookup: which documents mention PHRASE in their lookup section (e.g. indications)."""
-    result = state.sectio.lookup(phrase, collection=collection, tenant=tenant)
+    result = state.sectio.lookup(bounded_query(state, phrase), collection=collection, tenant=tenant)
     if as_json:
         emit_json(result)
     else:
