@@ -20,3 +20,9 @@ class RequestContext:
 
 
 request_context: ContextVar[RequestContext | None] = ContextVar("sectio_request", default=None)
+
+
+#: The tenant whose questions are being embedded: the query LRU's first key part
+#: (:mod:`sectio.embed.cache`). Every tenant-scoped call of :class:`sectio.Sectio` sets
+#: it; unset, queries share the scope ``""``.
+query_scope: ContextVar[str] = ContextVar("sectio_query_scope", default="")

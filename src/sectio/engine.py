@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sectio import telemetry
+from sectio.context import query_scope
+from sectio.contract.diagnostics import ConversationReport
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
 from sectio.engine_ops import OpsFacade
 from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
     from sectio.ingest.loader import IngestReport
     from sectio.ingest.phases import PhaseClock
     from sectio.ingest.readers import ReadResult
+    from sectio.ops.records import PreviousSubject
     from sectio.ops.store import OpsStore
     from sectio.plan import DocsIntent, RetrievalPlan
     from sectio.rerank import Reranker
@@ -115,8 +118,11 @@ class Sectio(OpsFacade):
         )
 
     def _tenant(self, tenant: str | None) -> str:
-        """``tenant``, or the default tenant when a call names none."""
-        return self.default_tenant if tenant is None else tenant
+        """``tenant``, or the default tenant when a call names none; the query cache's
+        scope from now on in this context (a tenant never hits another's cached question)."""
+        resolved = self.default_tenant if tenant is None else tenant
+        query_scope.set(resolved)
+        return resolved
 
     def _records(self, record: bool | None) -> bool:
         """Whether a retrieval call writes its trace: its ``record``, else ``write_traces``."""
@@ -410,13 +416,14 @@ class Sectio(OpsFacade):
         """
         self.embedder.inner.embed_query("warm up")
 
-    def prefetch_queries(self, texts: Sequence[str]) -> int:
-        """Embed ``texts`` in one model call into the query LRU; return how many were new.
+    def prefetch_queries(self, texts: Sequence[str], tenants: Sequence[str] | None = None) -> int:
+        """Embed ``texts`` in one model call into the query LRU, each under its tenant
+        (``tenants``, in order; None: the current one); return how many were new.
 
         The server embeds concurrent questions together before their engine
         calls (:mod:`sectio.api.batching`); each call then finds its vector.
         """
-        return self.embedder.prefetch_queries(texts)
+        return self.embedder.prefetch_queries(texts, tenants)
 
     # --- search ---------------------------------------------------------------------
     def search(
@@ -617,6 +624,7 @@ class Sectio(OpsFacade):
         top_k: int | None = None,
         conversation_id: str | None = None,
         record: bool | None = None,
+        previous: PreviousSubject | None = None,
     ) -> RetrievalResult:
         """Answer ``question`` with evidence and a decision (:mod:`sectio.retrieve.pipeline`).
 
@@ -629,7 +637,10 @@ class Sectio(OpsFacade):
         calls :meth:`record`). In a conversation, a question that names no
         document inherits the previous answered turn's document
         (``details.doc_resolution.how == "conversation"``); one that names a
-        document switches to it.
+        document switches to it. That subject is read fail-open, under the
+        store's back-off (``previous``: already read by the caller, as the
+        server does off the engine thread); one that cannot be read is answered
+        as a first turn, and ``details.conversation`` says so.
 
         Raises:
             CollectionNotFound: no such collection.
@@ -647,6 +658,7 @@ class Sectio(OpsFacade):
             tenant=tenant,
             conversation_id=conversation_id,
             record=record,
+            previous=previous,
         )
 
     def answer(
@@ -657,6 +669,7 @@ class Sectio(OpsFacade):
         tenant: str | None = None,
         conversation_id: str | None = None,
         record: bool | None = None,
+        previous: PreviousSubject | None = None,
     ) -> RetrievalResult:
         """:meth:`ask` for a request built by a front door (the CLI, the API, MCP): it
         travels to the pipeline as it is, the conversation's previous document added
@@ -668,13 +681,15 @@ class Sectio(OpsFacade):
         """
 
         def run(tenant: str) -> RetrievalResult:
-            if conversation_id:
-                context = self._conversation_doc(conversation_id, tenant)
-                if context is not None:
-                    return self.router(collection).answer(
-                        replace(request, context_doc_id=context), tenant=tenant
-                    )
-            return self.router(collection).answer(request, tenant=tenant)
+            if not conversation_id:
+                return self.router(collection).answer(request, tenant=tenant)
+            subject = previous or self._previous_subject(conversation_id, tenant)
+            asked = request
+            if subject.doc_id is not None:
+                asked = replace(request, context_doc_id=subject.doc_id)
+            result = self.router(collection).answer(asked, tenant=tenant)
+            result.details.conversation = ConversationReport(**subject.as_details())
+            return result
 
         records = record if conversation_id is None else record is not False
         return self._call(
@@ -703,19 +718,16 @@ class Sectio(OpsFacade):
             self.record(kind, result, conversation_id=conversation_id)
         return result
 
-    def _conversation_doc(self, conversation_id: str, tenant: str) -> str | None:
-        """The document the conversation's last answered turn resolved (fail-open: None)."""
+    def _previous_subject(self, conversation_id: str, tenant: str) -> PreviousSubject:
+        """The previous subject, fail-open (:meth:`OpsStore.try_previous_subject`)."""
+        from sectio.ops.records import PreviousSubject
+
         try:
-            for turn in reversed(self.ops.conversation(conversation_id, tenant=tenant)):
-                if turn.role == "assistant" and turn.trace_id:
-                    trace = self.ops.get_trace(str(turn.trace_id), tenant=tenant)
-                    if trace and trace.get("resolved_doc_id"):
-                        return str(trace["resolved_doc_id"])
-        except SectioError as exc:  # the store is down: the question is read on its own
-            logging.getLogger(__name__).warning(
-                "conversation %s: previous subject unreadable: %s", conversation_id, exc
-            )
-        return None
+            store = self.ops
+        except Exception as exc:  # a bad URL: the question is read on its own
+            logging.getLogger(__name__).warning("previous subject unreadable: %s", exc)
+            return PreviousSubject("unavailable")
+        return store.try_previous_subject(conversation_id, tenant=tenant)
 
     def lookup(
         self,

@@ -145,7 +145,7 @@ class Settings(BaseSettings):
     #: What traces (and user conversation lines) keep of the query text.
     trace_query_text: Literal["plain", "hashed", "none"] = "plain"
     #: Days to keep traces and turns; applied by `sectio purge --auto` and the server.
-    retention_days: int | None = Field(default=None, ge=1)
+    retention_days: int | None = Field(default=None, ge=1, le=36_500)
     #: Seconds to connect to the operational store.
     db_connect_timeout_s: float = Field(default=2.0, gt=0, le=60)
     #: Seconds one statement (or lock wait) of the operational store may take.
@@ -170,6 +170,9 @@ class Settings(BaseSettings):
     max_query_chars: int = Field(default=2000, ge=16, le=100_000)
     #: Seconds between background readiness checks (the manifest gate).
     readiness_interval_s: float = Field(default=15.0, gt=0)
+    #: The bearer token ``GET /metrics`` requires. None: /metrics answers loopback
+    #: clients (and Unix sockets) only; behind a proxy on the same machine, set a token.
+    metrics_token: SecretStr | None = None
 
     @field_validator("home", mode="before")
     @classmethod

@@ -79,16 +79,17 @@ def mcp_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_http_tools_answer_as_the_key_tenant(mcp_http: str) -> None:
-    async def ask_as(key: str, **extra: Any) -> dict[str, Any]:
+    async def ask_as(key: str, refused: bool = False, **extra: Any) -> Any:
         http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"})
         async with http, Client(streamable_http_client(mcp_http, http_client=http)) as client:
             failed, result = await call(client, "ask", question=QUESTIONS["section"], **extra)
-            assert not failed, result
-            return dict(result)
+            assert failed is refused, result
+            return result if refused else dict(result)
 
     acme = asyncio.run(ask_as("key-acme"))
-    smuggled = asyncio.run(ask_as("key-acme", tenant="globex"))  # not an argument: ignored
-    assert smuggled["tenant"] == "acme"
+    # not an argument: refused (it was silently dropped), never obeyed
+    smuggled = asyncio.run(ask_as("key-acme", refused=True, tenant="globex"))
+    assert "tenant" in smuggled and "globex:" not in smuggled
     globex = asyncio.run(ask_as("key-globex"))
     assert acme["tenant"] == "acme" and chunk_ids(acme) == ["acme:aspirin#contraindications#0"]
     assert globex["tenant"] == "globex"

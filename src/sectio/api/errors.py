@@ -13,13 +13,15 @@
 from __future__ import annotations
 
 import logging
+import math
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from sectio.errors import SectioError, http_error
+from sectio.errors import SectioError, StoreNotMigrated, StoreUnavailable, http_error
+from sectio.ops.errors import public_message
 
 log = logging.getLogger("sectio.api")
 
@@ -49,12 +51,17 @@ async def _api_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status, exc.code, exc.message)
 
 
-async def _sectio_error(_: Request, exc: Exception) -> JSONResponse:
+async def _sectio_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, SectioError)
     status, code = http_error(exc)
     if status >= 500:
         log.warning("%s: %s", type(exc).__name__, exc)
-    return error_response(status, code, str(exc))
+    response = error_response(status, code, public_message(exc))
+    if isinstance(exc, StoreUnavailable | StoreNotMigrated):
+        state = getattr(request.app.state, "api", None)
+        after = state.settings.db_retry_after_s if state is not None else 5.0
+        response.headers["Retry-After"] = str(max(1, math.ceil(after)))
+    return response
 
 
 def _json_where(doc: object, pos: object) -> str:

@@ -5,11 +5,29 @@ retrieval routes answer with :class:`~sectio.contract.result.RetrievalResult` an
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sectio.contract.request import AskRequest
+
+#: What no store can keep: a NUL (PostgreSQL text refuses it) or a lone surrogate.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _storable(value: str | None) -> str | None:
+    """``value`` unless it holds a NUL or a lone surrogate (then a 422 names the field)."""
+    if value is not None and _UNSTORABLE.search(value):
+        raise ValueError("contains a NUL character or a lone surrogate")
+    return value
+
+
+def _conversation(value: str | None) -> str | None:
+    """A conversation id: not blank, storable."""
+    if value is not None and not value.strip():
+        raise ValueError("a conversation id must not be blank")
+    return _storable(value)
 
 
 class _Body(BaseModel):
@@ -41,6 +59,8 @@ class RetrieveRequest(_Body):
             top_k=self.top_k,
         )
 
+    _check_conversation = field_validator("conversation_id")(_conversation)
+
 
 class SearchRequest(_Body):
     """``POST /v1/search``."""
@@ -70,6 +90,9 @@ class FeedbackRequest(_Body):
     rating: Literal["helpful", "not_helpful"]
     comment: str | None = Field(default=None, max_length=2000)
     conversation_id: str | None = Field(default=None, max_length=128)
+
+    _check_comment = field_validator("comment", "trace_id")(_storable)
+    _check_conversation = field_validator("conversation_id")(_conversation)
 
 
 class ErrorBody(BaseModel):

@@ -7,7 +7,12 @@ instead of blocking the event loop, and ``/healthz`` stays responsive. Two
 lanes run beside it: questions are embedded before the engine call and traces
 written after it, each on a thread of its own and the work of concurrent
 requests in one batch (one model call, one transaction;
-:mod:`sectio.api.batching`), so the engine thread only searches. Nothing here
+:mod:`sectio.api.batching`), so the engine thread only searches. The
+operational store is never called from the engine thread: a conversation's
+previous subject is read before the engine call, and feedback and traces are
+read and written, on a store lane of their own (:meth:`ApiState.in_store`),
+under the store's back-off (a hung or locked database slows only the requests
+that need it, and only until its first timeout). Nothing here
 optimizes or writes to an index. To serve from several processes, use the
 Qdrant server adapter (``SECTIO_QDRANT_URL``, see docs/deploy.md).
 
@@ -36,7 +41,11 @@ from sectio.engine import Sectio
 from sectio.settings import Settings
 
 if TYPE_CHECKING:
-    from sectio.ops.records import TraceEntry
+    from sectio.ops.records import PreviousSubject, TraceEntry
+
+#: Store calls that may run at once (reads of previous subjects, feedback, traces):
+#: as many as the pool's default connections, so a hung database holds no more.
+STORE_LANE = 4
 
 log = logging.getLogger("sectio.api")
 T = TypeVar("T")
@@ -61,19 +70,59 @@ class ApiState:
         self.keys = keys
         self.owns_engine = owns_engine
         self.limiter = anyio.CapacityLimiter(1)
+        self.store_limiter = anyio.CapacityLimiter(STORE_LANE)
         self.readiness = Readiness(engine, settings)
         self.metrics = Metrics(self.readiness.live_values)
         #: Questions embedded before the engine call, concurrent ones together; the
         #: vectors handed over through the query LRU (without it, nothing to batch).
-        self.queries: Batcher[str] | None = None
+        self.queries: Batcher[tuple[str, str]] | None = None
         if settings.query_cache_size:  # the embedder is built on first use, not here
-            self.queries = Batcher("query", engine.prefetch_queries)
+            self.queries = Batcher("query", self._prefetch)
         self.traces: Batcher[TraceEntry] = Batcher("trace", engine.record_entries)
         self._tasks: list[asyncio.Task[None]] = []
+
+    def _prefetch(self, items: list[tuple[str, str]]) -> int:
+        """Embed ``(tenant, question)`` pairs into the query LRU, each under its tenant."""
+        return self.engine.prefetch_queries([q for _, q in items], [t for t, _ in items])
 
     async def in_engine(self, fn: Callable[[], T]) -> T:
         """Run an engine call on the single engine thread (requests queue, the loop stays free)."""
         return await anyio.to_thread.run_sync(fn, limiter=self.limiter)
+
+    async def in_store(self, fn: Callable[[], T]) -> T:
+        """Run a call of the operational store on the store lane, never the engine thread.
+
+        Raises:
+            StoreUnavailable: at once while the store is marked down (its back-off),
+                or the call's own failure (which then marks it down).
+        """
+        from sectio.ops.errors import StoreNotMigrated, StoreUnavailable
+
+        store = self.engine.ops
+        if store.is_down():
+            raise StoreUnavailable("operational store unavailable; try again shortly")
+        try:
+            return await anyio.to_thread.run_sync(fn, limiter=self.store_limiter)
+        except (StoreUnavailable, StoreNotMigrated):
+            store.mark_down()
+            raise
+
+    async def previous_subject(self, conversation_id: str, tenant: str) -> PreviousSubject:
+        """A conversation's previous subject, read on the store lane (fail-open, under the
+        back-off: ``unavailable`` at once while the store is marked down)."""
+        from sectio.ops.records import PreviousSubject
+
+        try:
+            store = self.engine.ops
+        except Exception as exc:  # a bad URL: the question is a first turn
+            log.warning("previous subject unreadable: %s", exc)
+            return PreviousSubject("unavailable")
+        if store.is_down():
+            return PreviousSubject("unavailable")
+        return await anyio.to_thread.run_sync(
+            lambda: store.try_previous_subject(conversation_id, tenant=tenant),
+            limiter=self.store_limiter,
+        )
 
     async def traced(self, kind: str, result: R, conversation_id: str | None = None) -> R:
         """Write ``result``'s trace with those of concurrent requests; set its ``trace_id``.
@@ -93,6 +142,10 @@ class ApiState:
     async def start(self) -> None:
         """Check readiness, load the model, freeze what start-up loaded, start the tasks."""
         await self.in_engine(self.readiness.check)
+        try:  # after a failure, no request waits on a database that may not be back
+            self.engine.ops.background_probe = True
+        except Exception as exc:  # a bad URL: traces fail open, as in the library
+            log.warning("operational store: %s", exc)
         try:  # load the model now, not on the first request
             await self.in_engine(self.engine.warm_up)
         except Exception as exc:  # the first query will report it

@@ -114,3 +114,19 @@ def emit_json(data: Any) -> None:
 def note(message: str) -> None:
     """A human-readable line on stderr."""
     click.echo(message, err=True)
+
+
+def bounded_query(state: Context, text: str) -> str:
+    """``text`` if it passes the HTTP API's bounds (:func:`sectio.contract.bounds.check_query`:
+    ``SECTIO_MAX_QUERY_CHARS``, not blank, no NUL), else one line naming why.
+
+    Raises:
+        ConfigError: the question cannot be asked.
+    """
+    from sectio.contract.bounds import check_query
+    from sectio.errors import ConfigError
+
+    problem = check_query(text, state.settings.max_query_chars)
+    if problem is not None and text.strip():  # an empty one: the engine's own message
+        raise ConfigError(problem)
+    return text

@@ -2,16 +2,28 @@
 
 Nothing here does I/O: :mod:`sectio.client.sync` and :mod:`sectio.client.aio`
 send the :class:`Call` and hand each response (or transport error) back here.
+
+Every failure is a :class:`~sectio.errors.SectioError`: a body that is not
+JSON, or not the shape a call expects, is a :class:`~sectio.errors.RemoteError`
+(never ``json.JSONDecodeError`` or pydantic's ``ValidationError``); a redirect
+is not followed (a :class:`~sectio.errors.RemoteError` names where it pointed);
+a body over ``max_response_bytes`` is refused as it streams in; and
+``timeout_s`` is a **total** deadline per call, every retry and backoff
+included (:class:`Deadline`), not a per-read timeout.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import time
 import uuid
+from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from sectio._version import __version__
 from sectio.errors import (
@@ -21,6 +33,11 @@ from sectio.errors import (
     ServiceUnreachable,
 )
 from sectio.telemetry import current_traceparent
+
+M = TypeVar("M", bound=BaseModel)
+
+#: The largest response body a client reads (a bigger one is refused as it streams in).
+MAX_RESPONSE_BYTES = 32 * 2**20
 
 #: Transport errors after which nothing reached the server's handler: safe to retry.
 #: A read timeout is not among them (the server may still be answering).
@@ -147,6 +164,115 @@ def unreachable(base_url: str, call: Call, exc: Exception, tries: int) -> Servic
     )
 
 
+class DeadlineExceeded(Exception):
+    """The call's total deadline passed (internal: the clients raise ServiceUnreachable)."""
+
+
+@dataclass
+class Deadline:
+    """A call's total time budget: every try, read and backoff counts against it.
+
+    Example:
+        >>> Deadline(30.0).remaining() > 29
+        True
+    """
+
+    seconds: float
+    started: float = field(default_factory=time.monotonic)
+
+    def remaining(self) -> float:
+        """Seconds left (0 when spent)."""
+        return max(0.0, self.started + self.seconds - time.monotonic())
+
+    def check(self) -> float:
+        """Seconds left.
+
+        Raises:
+            DeadlineExceeded: none are.
+        """
+        left = self.remaining()
+        if left <= 0:
+            raise DeadlineExceeded()
+        return left
+
+    def timeout(self) -> httpx.Timeout:
+        """The per-operation timeout of the next try: what is left of the budget."""
+        return httpx.Timeout(self.check())
+
+    def error(self, base_url: str, call: Call, tries: int) -> ServiceUnreachable:
+        """The error of a spent budget."""
+        return ServiceUnreachable(
+            f"sectio at {base_url}: no complete answer within {self.seconds:g}s "
+            f"({tries} {'try' if tries == 1 else 'tries'}; timeout_s is per call, "
+            "retries included)",
+            request_id=call.request_id,
+        )
+
+
+def check_head(response: httpx.Response, call: Call, cap: int) -> None:
+    """Refuse a redirect, or a body declared over ``cap``, before reading it.
+
+    Raises:
+        RemoteError: a 3xx (not followed), or a ``Content-Length`` over ``cap``.
+    """
+    status = response.status_code
+    if 300 <= status < 400:
+        where = response.headers.get("location", "?")
+        raise RemoteError(
+            f"HTTP {status} redirect to {where[:200]} not followed (point the client at it)",
+            status=status,
+            code="redirect",
+            request_id=call.request_id,
+        )
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise too_large(call, cap, status)
+
+
+def too_large(call: Call, cap: int, status: int) -> RemoteError:
+    """The error of a body over ``cap`` bytes."""
+    return RemoteError(
+        f"response body over {cap} bytes (max_response_bytes); not read",
+        status=status,
+        code="response_too_large",
+        request_id=call.request_id,
+    )
+
+
+def read_capped(
+    chunks: Iterable[bytes], call: Call, cap: int, deadline: Deadline, status: int
+) -> bytes:
+    """The body from ``chunks``, refused past ``cap`` bytes or past the deadline.
+
+    Raises:
+        RemoteError: over ``cap``. DeadlineExceeded: the budget ran out mid-body.
+    """
+    parts: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > cap:
+            raise too_large(call, cap, status)
+        parts.append(chunk)
+        deadline.check()
+    return b"".join(parts)
+
+
+async def aread_capped(
+    chunks: AsyncIterable[bytes], call: Call, cap: int, deadline: Deadline, status: int
+) -> bytes:
+    """:func:`read_capped` for an async body."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > cap:
+            raise too_large(call, cap, status)
+        parts.append(chunk)
+        deadline.check()
+    return b"".join(parts)
+
+
 def finish(
     base_url: str,
     call: Call,
@@ -160,10 +286,59 @@ def finish(
     Raises:
         ServiceUnreachable: no response (``exc``), or a 503 without a sectio body.
         SectioError: the class an error body's code names (see :func:`error_for`).
+        RemoteError: a success whose body is not JSON.
     """
     if response is None:
         assert exc is not None
         raise unreachable(base_url, call, exc, tries) from exc
     if response.status_code >= 400 and response.status_code not in accept:
         raise error_for(response, call)
-    return response.json()
+    try:
+        return json.loads(response.content)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise RemoteError(
+            f"HTTP {response.status_code} from {call.method} {call.path} is not JSON: {err}",
+            status=response.status_code,
+            code="invalid_response",
+            request_id=call.request_id,
+        ) from None
+
+
+def shape_error(call: Call, what: str, detail: str) -> RemoteError:
+    """A body that is JSON but not what the call answers."""
+    return RemoteError(
+        f"{call.method} {call.path}: the body is not {what}: {detail[:300]}",
+        code="invalid_response",
+        request_id=call.request_id,
+    )
+
+
+def as_model(model: type[M], data: Any, call: Call) -> M:
+    """``data`` validated as ``model``.
+
+    Raises:
+        RemoteError: it is not one (the first problem named).
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        problems = err.errors()
+        where = ".".join(str(p) for p in problems[0]["loc"]) if problems else ""
+        msg = problems[0]["msg"] if problems else str(err)
+        raise shape_error(call, f"a {model.__name__}", f"{where or 'body'}: {msg}") from None
+
+
+def as_object(data: Any, call: Call, key: str | None = None) -> Any:
+    """``data`` if it is a JSON object (and has ``key``), else the error; ``data[key]``
+    when ``key`` is given.
+
+    Raises:
+        RemoteError: not an object, or no ``key``.
+    """
+    if not isinstance(data, dict):
+        raise shape_error(call, "a JSON object", type(data).__name__)
+    if key is None:
+        return data
+    if key not in data:
+        raise shape_error(call, f"an object with {key!r}", ", ".join(map(str, data))[:100])
+    return data[key]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +82,48 @@ def check_string(value: str, limits: InputLimits) -> str | None:
     if bad.group() == "\x00":
         return "contains a NUL character"
     return f"contains a lone surrogate (\\u{ord(bad.group()):04x}): not valid Unicode"
+
+
+#: Characters that show nothing: Unicode format characters (zero-width space and
+#: joiners, word joiner, byte-order mark, bidi marks) and controls.
+_INVISIBLE = frozenset({"Cf", "Cc"})
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: only whitespace, format characters (zero-width
+    space, joiners, BOM) and controls. Stops at the first visible character.
+
+    Example:
+        >>> is_blank("\u200b\u200d \ufeff"), is_blank("\u200bx")
+        (True, False)
+    """
+    return all(ch.isspace() or unicodedata.category(ch) in _INVISIBLE for ch in text)
+
+
+def check_query(text: str, max_chars: int) -> str | None:
+    """Why ``text`` cannot be asked (every front door: HTTP, MCP, the CLI), or None.
+
+    Over ``max_chars`` (``SECTIO_MAX_QUERY_CHARS``), blank (:func:`is_blank`), or
+    holding a NUL or a lone surrogate (no store keeps it in a trace).
+
+    Example:
+        >>> check_query("x" * 30, 20)
+        'query over 20 characters (SECTIO_MAX_QUERY_CHARS)'
+        >>> check_query("\u200b", 20), check_query("aspirin", 20)
+        ('query is blank', None)
+    """
+    if len(text) > max_chars:
+        return f"query over {max_chars} characters (SECTIO_MAX_QUERY_CHARS)"
+    if is_blank(text):
+        return "query is blank"
+    bad = _BAD_CHAR.search(text)
+    if bad is not None:
+        return (
+            "query contains a NUL character"
+            if bad.group() == "\x00"
+            else ("query contains a lone surrogate: not valid Unicode")
+        )
+    return None
 
 
 def _check_scalar(value: object, limits: InputLimits) -> str | None:
@@ -202,6 +245,8 @@ __all__ = [
     "INT64_MIN",
     "BoundedDecoder",
     "InputLimits",
+    "check_query",
     "check_string",
     "check_value",
+    "is_blank",
 ]

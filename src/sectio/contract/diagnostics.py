@@ -294,6 +294,19 @@ class VerdictReport(Facts):
 
 
 # --- the whole ----------------------------------------------------------------------
+class ConversationReport(Facts):
+    """``details.conversation``: the conversation's previous subject as read before the turn.
+
+    ``previous_subject`` is ``found`` (``doc_id`` its document), ``none`` or
+    ``unavailable`` (the store could not be read in time: ``answered_as`` is
+    ``first_turn``).
+    """
+
+    previous_subject: str
+    doc_id: str | None = None
+    answered_as: str | None = None
+
+
 class Diagnostics(Facts):
     """A retrieval result's ``details``: every stage's typed facts (see the module doc).
 
@@ -335,6 +348,7 @@ class Diagnostics(Facts):
     hydration: Hydration | None = None
     packing: PackingReport | None = None
     answerability: VerdictReport | None = None
+    conversation: ConversationReport | None = None
 
     def merge(self, other: Diagnostics) -> None:
         """Set here every field ``other`` set (``other`` wins)."""

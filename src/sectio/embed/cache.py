@@ -4,10 +4,13 @@ Document vectors: one SQLite file under ``SECTIO_HOME/cache`` keyed by (model
 id, input kind, sha256 of text). A second ingest of the same corpus computes no
 embeddings. The key includes the truncation length, since it changes the vector.
 
-Query vectors: a bounded in-process LRU keyed by the exact query text
-(``SECTIO_QUERY_CACHE_SIZE``, 0 turns it off). An assistant's users repeat
-questions; a repeated one costs a dictionary lookup instead of a model pass
-(~3-5 ms for MiniLM on 2 cores). The vector is the same either way.
+Query vectors: a bounded in-process LRU keyed by the tenant and the exact
+query text (``SECTIO_QUERY_CACHE_SIZE``, 0 turns it off). An assistant's users
+repeat questions; a repeated one costs a dictionary lookup instead of a model
+pass (~3-5 ms for MiniLM on 2 cores). The vector is the same either way. The
+tenant is part of the key (:data:`query_scope`, set by each retrieval call), so
+one tenant's question never makes another's faster or changes its counters: a
+tenant cannot learn from a cache hit what another has asked.
 
 Fixed question banks (the answerability calibration's 256 questions, a
 profile's intent examples) are queries too, but the same in every process:
@@ -44,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from sectio import telemetry
+from sectio.context import query_scope
 from sectio.embed.port import Embedder, Matrix, QueryBatch, TokenStarts, Vector
 from sectio.errors import EmbeddingError
 
@@ -91,6 +95,9 @@ def _open_read_only(path: Path) -> sqlite3.Connection | None:
     return db
 
 
+QueryKey = tuple[str, str]
+
+
 @dataclass
 class CacheStats:
     """How many document vectors were computed vs read from the cache; the same for queries."""
@@ -118,10 +125,10 @@ class CachedEmbedder:
             raise ValueError("query_cache_size must be >= 0")
         self.inner = inner
         self.query_cache_size = query_cache_size
-        self._queries: OrderedDict[str, Vector] = OrderedDict()
+        self._queries: OrderedDict[QueryKey, Vector] = OrderedDict()
         self._queries_lock = threading.Lock()
         #: Prefetched vectors not yet asked for (their first hit is not a cache hit).
-        self._fresh: set[str] = set()
+        self._fresh: set[QueryKey] = set()
         self.model_id = inner.model_id
         self.dimensions = inner.dimensions
         self.input_kind = inner.input_kind
@@ -186,7 +193,8 @@ class CachedEmbedder:
         return np.stack([found[k] for k in keys])
 
     def embed_query(self, text: str) -> Vector:
-        """The query's vector; a repeated text is served from the LRU (a read-only array).
+        """The query's vector; a text repeated in the same :data:`query_scope` (tenant) is
+        served from the LRU (a read-only array).
 
         A vector put there by :meth:`prefetch_queries` counts as computed (once),
         not as a cache hit.
@@ -195,19 +203,20 @@ class CachedEmbedder:
             self.stats.queries_computed += 1
             with telemetry.span("sectio.embed", {"sectio.embed.cached": False}):
                 return self.inner.embed_query(text)
+        key = (query_scope.get(), text)
         with self._queries_lock:
-            vec = self._queries.get(text)
+            vec = self._queries.get(key)
             if vec is not None:
-                self._queries.move_to_end(text)
-                if text in self._fresh:
-                    self._fresh.discard(text)
+                self._queries.move_to_end(key)
+                if key in self._fresh:
+                    self._fresh.discard(key)
                 else:
                     self.stats.queries_cached += 1
                 return vec
         with telemetry.span("sectio.embed", {"sectio.embed.cached": False}):
             vec = self.inner.embed_query(text)
         with self._queries_lock:
-            kept = self._remember(text, vec)
+            kept = self._remember(key, vec)
             self.stats.queries_computed += 1
         return kept
 
@@ -250,13 +259,15 @@ class CachedEmbedder:
             self._db.commit()
         return out
 
-    def prefetch_queries(self, texts: Sequence[str]) -> int:
+    def prefetch_queries(self, texts: Sequence[str], scopes: Sequence[str] | None = None) -> int:
         """Embed the questions not in the LRU in one model call, and keep them there.
 
         The server calls this with the questions of concurrent requests, outside
-        the engine thread; each request's own :meth:`embed_query` then finds its
-        vector. Does nothing when the LRU is off or the inner embedder has no
-        batch capability (:data:`sectio.embed.port.QueryBatch`).
+        the engine thread, each with its tenant (``scopes``, in the order of
+        ``texts``; None: the current :data:`query_scope` for all); each request's
+        own :meth:`embed_query` then finds its vector. Does nothing when the LRU
+        is off or the inner embedder has no batch capability
+        (:data:`sectio.embed.port.QueryBatch`).
 
         Returns:
             how many vectors were computed.
@@ -267,27 +278,32 @@ class CachedEmbedder:
         batch: QueryBatch | None = getattr(self.inner, "embed_queries", None)
         if self.query_cache_size == 0 or batch is None:
             return 0
+        if scopes is None:
+            scopes = [query_scope.get()] * len(texts)
+        if len(scopes) != len(texts):
+            raise ValueError("prefetch_queries: one scope per text")
+        keys = list(dict.fromkeys(zip(scopes, texts, strict=True)))
         with self._queries_lock:
-            todo = [t for t in dict.fromkeys(texts) if t not in self._queries]
+            todo = [k for k in keys if k not in self._queries]
         if not todo:
             return 0
-        vecs = batch(todo)
+        vecs = batch([text for _, text in todo])
         if vecs.shape != (len(todo), self.dimensions):
             raise EmbeddingError(f"embedder returned shape {vecs.shape} for {len(todo)} queries")
         with self._queries_lock:
-            for text, vec in zip(todo, vecs, strict=True):
-                if text not in self._queries:
-                    self._remember(text, vec)
-                    self._fresh.add(text)
+            for key, vec in zip(todo, vecs, strict=True):
+                if key not in self._queries:
+                    self._remember(key, vec)
+                    self._fresh.add(key)
                     self.stats.queries_computed += 1
         return len(todo)
 
-    def _remember(self, text: str, vec: Vector) -> Vector:
-        """Keep ``vec`` (as a read-only copy) for ``text``; evict the least recently used."""
+    def _remember(self, key: QueryKey, vec: Vector) -> Vector:
+        """Keep ``vec`` (as a read-only copy) for ``key``; evict the least recently used."""
         kept = np.array(vec, dtype=np.float32)
         kept.flags.writeable = False  # shared by every later hit: nobody may change it
-        self._queries[text] = kept
-        self._queries.move_to_end(text)
+        self._queries[key] = kept
+        self._queries.move_to_end(key)
         while len(self._queries) > self.query_cache_size:
             old, _ = self._queries.popitem(last=False)
             self._fresh.discard(old)

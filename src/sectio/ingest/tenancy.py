@@ -47,6 +47,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,10 +66,42 @@ TenantCorpus = dict[str, Any]
 SCAN_PAGE = 1024
 
 
+def tenant_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a tenant, or None.
+
+    A tenant is refused, not normalised, when it would read as another: leading or
+    trailing whitespace (``" acme"``, ``"default "``), or an invisible character
+    anywhere (a zero-width space or joiner, a BOM, a control): normalising would
+    silently file the records under a tenant they did not name.
+
+    Example:
+        >>> tenant_name_problem("acme\u200b"), tenant_name_problem("acme corp")
+        ('holds an invisible character (U+200B)', None)
+    """
+    if name != name.strip():
+        return "has leading or trailing whitespace"
+    for ch in name:
+        if unicodedata.category(ch) in ("Cf", "Cc") or (ch.isspace() and ch != " "):
+            return f"holds an invisible character (U+{ord(ch):04X})"
+    return None
+
+
 def tenant_corpora(records: Sequence[ChunkRecord], source: str | None) -> dict[str, TenantCorpus]:
-    """Each tenant's corpus in ``records`` (its records in source order), by tenant, sorted."""
+    """Each tenant's corpus in ``records`` (its records in source order), by tenant, sorted.
+
+    Raises:
+        ContractError: a record's tenant would read as another (:func:`tenant_name_problem`);
+            nothing is written.
+    """
     groups: dict[str, list[ChunkRecord]] = {}
     for record in records:
+        if record.tenant not in groups:
+            problem = tenant_name_problem(record.tenant)
+            if problem is not None:
+                raise ContractError(
+                    f"{source or 'records'}: chunk {record.chunk_id!r}: field tenant: "
+                    f"{record.tenant!r} {problem}"
+                )
         groups.setdefault(record.tenant, []).append(record)
     return {
         tenant: {

@@ -14,6 +14,11 @@ The tenant is never an argument the model can set: over stdio it is the
 configured one (``sectio mcp --tenant``); over HTTP it is the API key's
 (``Authorization: Bearer``, ``SECTIO_API_KEYS``), read on every call.
 Engine calls run one at a time on a worker thread.
+
+Inputs get the HTTP API's bounds: a question, query or phrase over
+``SECTIO_MAX_QUERY_CHARS``, blank (zero-width characters included) or holding a
+NUL is refused before the engine sees it, and an argument a tool does not take
+(``tenant``, a typo) is an error, not silently dropped.
 """
 
 from __future__ import annotations
@@ -25,12 +30,14 @@ import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from mcp.server.mcpserver.tools import Tool
+from pydantic import BaseModel, ConfigDict, Field
 
 from sectio._version import __version__
+from sectio.contract.bounds import check_query
 from sectio.contract.result import RetrievalResult, SearchResult
 from sectio.engine import DEFAULT_COLLECTION, Sectio
-from sectio.errors import SectioError
+from sectio.errors import SectioError, public_message
 
 T = TypeVar("T")
 
@@ -77,13 +84,21 @@ class SectioTools:
         self.sectio, self.tenant_of = sectio, tenant_of
         self._limiter: anyio.CapacityLimiter | None = None
 
+    def _bounded(self, what: str, text: str) -> str:
+        """``text`` if :func:`sectio.contract.bounds.check_query` passes it, else a ToolError."""
+        problem = check_query(text, self.sectio.settings.max_query_chars)
+        if problem is not None:
+            raise ToolError(f"invalid {what}: {problem}")
+        return text
+
     async def _engine(self, fn: Callable[[], T]) -> T:
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(1)
         try:
             return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
         except SectioError as exc:  # one line for the model, named by its class
-            raise ToolError(f"{type(exc).__name__}: {' '.join(str(exc).split())}") from exc
+            shown = " ".join(public_message(exc).split())
+            raise ToolError(f"{type(exc).__name__}: {shown}") from exc
 
     async def ask(
         self,
@@ -99,6 +114,7 @@ class SectioTools:
         doc_id / section_key force the document and section; top_k caps free-form evidence.
         """
         tenant = self.tenant_of(ctx)
+        question = self._bounded("question", question)
         return await self._engine(
             lambda: self.sectio.ask(
                 question,
@@ -125,6 +141,7 @@ class SectioTools:
         metadata.subdomain, path (prefix).
         """
         tenant = self.tenant_of(ctx)
+        query = self._bounded("query", query)
         return await self._engine(
             lambda: self.sectio.search(
                 query, collection=collection, tenant=tenant, top_k=top_k, mode=mode, filters=filters
@@ -136,6 +153,7 @@ class SectioTools:
     ) -> RetrievalResult:
         """Which documents mention a phrase (e.g. a condition -> the drugs indicated for it)."""
         tenant = self.tenant_of(ctx)
+        phrase = self._bounded("phrase", phrase)
         return await self._engine(
             lambda: self.sectio.lookup(phrase, collection=collection, tenant=tenant)
         )
@@ -183,10 +201,25 @@ class SectioTools:
 
 def build_server(sectio: Sectio, tenant_of: TenantOf) -> MCPServer:
     """An :class:`MCPServer` with sectio's tools (see the module doc)."""
-    server: MCPServer = MCPServer(
-        "sectio", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
-    )
     tools = SectioTools(sectio, tenant_of)
-    for fn in (tools.ask, tools.search, tools.lookup, tools.feedback, tools.list_collections):
-        server.add_tool(fn, name=fn.__name__, structured_output=True)
+    fns = (tools.ask, tools.search, tools.lookup, tools.feedback, tools.list_collections)
+    strict = [strict_tool(Tool.from_function(fn, structured_output=True)) for fn in fns]
+    server: MCPServer = MCPServer(
+        "sectio",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+        tools=strict,
+    )
     return server
+
+
+def strict_tool(tool: Tool) -> Tool:
+    """``tool`` refusing arguments it does not take (the SDK drops them silently): its
+    argument model forbids extra fields, and its input schema says so."""
+    base = tool.fn_metadata.arg_model
+    config = ConfigDict(**{**base.model_config, "extra": "forbid"})
+    strict = type(base.__name__, (base,), {"model_config": config, "__module__": base.__module__})
+    tool.fn_metadata.arg_model = strict
+    tool.parameters = {**tool.parameters, "additionalProperties": False}
+    return tool

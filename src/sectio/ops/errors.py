@@ -11,6 +11,14 @@ from sectio.errors import (
     StoreNotMigrated,
     StoreUnavailable,
     TraceNotFound,
+    public_message,
 )
 
-__all__ = ["InvalidInput", "StoreError", "StoreNotMigrated", "StoreUnavailable", "TraceNotFound"]
+__all__ = [
+    "InvalidInput",
+    "StoreError",
+    "StoreNotMigrated",
+    "StoreUnavailable",
+    "TraceNotFound",
+    "public_message",
+]

@@ -140,7 +140,47 @@ def check_conversation_id(value: str) -> str:
         raise InvalidInput("a conversation id must not be empty")
     if len(value) > CONVERSATION_MAX:
         raise InvalidInput(f"a conversation id is at most {CONVERSATION_MAX} characters")
+    check_storable("a conversation id", value)
     return value
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def check_storable(what: str, value: str) -> str:
+    """``value``, if every dialect can store it: no NUL (PostgreSQL text refuses it) and
+    no lone surrogate (not UTF-8).
+
+    Raises:
+        InvalidInput: ``what`` holds a NUL or a lone surrogate.
+    """
+    bad = _UNSTORABLE.search(value)
+    if bad is not None:
+        kind = "a NUL character" if bad.group() == "\x00" else "a lone surrogate"
+        raise InvalidInput(f"{what} contains {kind}")
+    return value
+
+
+@dataclass(frozen=True)
+class PreviousSubject:
+    """What a conversation's earlier turns say its subject is, as read before a new turn.
+
+    Attributes:
+        status: ``found`` (``doc_id`` is the last answered turn's document), ``none``
+            (no earlier answered turn names one) or ``unavailable`` (the store could
+            not be read in time, or is marked down: the question is a first turn).
+        doc_id: the document, when ``found``.
+    """
+
+    status: str
+    doc_id: str | None = None
+
+    def as_details(self) -> dict[str, Any]:
+        """The result's ``details["conversation"]``."""
+        out: dict[str, Any] = {"previous_subject": self.status, "doc_id": self.doc_id}
+        if self.status == "unavailable":
+            out["answered_as"] = "first_turn"
+        return out
 
 
 def check_tenant(value: str) -> str:

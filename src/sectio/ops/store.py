@@ -12,6 +12,14 @@ Two ways to write a trace:
   (and counted) for ``retry_after_s`` seconds, so a dead database costs one
   bounded wait, not one per request.
 
+Reads that retrieval needs (a conversation's previous subject,
+:meth:`OpsStore.try_previous_subject`) are fail-open too, under the same
+back-off: a store marked down is not asked, and the question is read as a
+first turn. With :attr:`OpsStore.background_probe` (the server sets it), the
+first call after the back-off does not try the database itself: it starts one
+probe on a thread of its own and is skipped, so no request waits on a database
+that has not come back; the probe's success lifts the back-off.
+
 Example:
     >>> store = OpsStore("sqlite:////tmp/doc/ops.sqlite3", auto_migrate=True)  # doctest: +SKIP
     >>> tid = store.record_trace("search", result)  # doctest: +SKIP
@@ -48,12 +56,14 @@ from sectio.ops.privacy import POLICIES, QueryTextPolicy, keep_text
 from sectio.ops.records import (
     AnyResult,
     Feedback,
+    PreviousSubject,
     PurgeReport,
     TraceEntry,
     TraceSummary,
     Turn,
     canonical_uuid,
     check_conversation_id,
+    check_storable,
     check_tenant,
     summarize,
     trace_values,
@@ -71,6 +81,10 @@ from sectio.settings import Settings
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
+
+#: The longest period a purge or a retention setting may name (100 years): further
+#: back than that is before any trace, and past year 1 is not a date at all.
+MAX_RETENTION_DAYS = 36_500
 
 
 def utc_now() -> datetime:
@@ -131,6 +145,10 @@ class OpsStore:
         self._ready_lock = threading.Lock()
         self._ready = False
         self._down_until = 0.0
+        self._probing = False
+        #: After the back-off, probe the database on a thread of its own instead of
+        #: trying the next call (which is skipped meanwhile). The server sets it.
+        self.background_probe = False
         #: traces written by the fail-open path
         self.trace_writes = 0
         #: traces the fail-open path could not write (each one logged); /metrics exports it
@@ -352,14 +370,14 @@ class OpsStore:
     def try_record_traces(self, entries: Sequence[TraceEntry]) -> list[str | None]:
         """:meth:`record_traces`, fail-open: on any failure, logged and counted, all None."""
         failed: list[str | None] = [None] * len(entries)
-        if time.monotonic() < self._down_until:
+        if not self.may_try():
             self._count(failed=True, skipped=True, n=len(entries))
             log.debug("trace not written: operational store %s marked down", self.url)
             return failed
         try:
             ids = self.record_traces(entries)
         except (StoreUnavailable, StoreNotMigrated) as exc:
-            self._down_until = time.monotonic() + self.retry_after_s
+            self.mark_down()
             self._count(failed=True, n=len(entries))
             log.warning("trace not written (retrying in %.0fs): %s", self.retry_after_s, exc)
             return failed
@@ -376,6 +394,59 @@ class OpsStore:
             return failed
         self._count(failed=False, n=len(entries))
         return list(ids)
+
+    # --- back-off ---------------------------------------------------------------
+    def is_down(self) -> bool:
+        """Whether fail-open calls skip the database now (a failure within
+        ``retry_after_s``, or a background probe still out)."""
+        return time.monotonic() < self._down_until or self._probing
+
+    def mark_down(self) -> None:
+        """Skip fail-open calls for ``retry_after_s`` from now (a call failed or timed out)."""
+        self._down_until = time.monotonic() + self.retry_after_s
+
+    def may_try(self) -> bool:
+        """Whether a fail-open call may use the database now.
+
+        False while marked down. Once the back-off is over: True, unless
+        :attr:`background_probe`; then the first caller starts the probe
+        (:meth:`probe`, on a thread of its own) and every caller is told False
+        until it succeeds.
+        """
+        if time.monotonic() < self._down_until:
+            return False
+        if self._down_until == 0.0 or not self.background_probe:
+            return True
+        with self._lock:
+            if self._probing:
+                return False
+            self._probing = True
+        threading.Thread(
+            target=self._probe_then_clear, name="sectio-ops-probe", daemon=True
+        ).start()
+        return False
+
+    def _probe_then_clear(self) -> None:
+        try:
+            self.probe()
+        finally:
+            self._probing = False
+
+    def probe(self) -> bool:
+        """Read each table once (bounded by the store's timeouts): True lifts the back-off,
+        False renews it. A lock held on a table fails the probe as it would a call."""
+        try:
+            self.ensure_ready()
+            with self._tx() as conn:
+                for table in (retrieval_trace, conversation_turn):
+                    conn.execute(sa.select(sa.literal(1)).select_from(table).limit(1)).all()
+        except Exception as exc:  # any failure: still down
+            self.mark_down()
+            log.info("operational store %s still unavailable: %s", self.url, exc)
+            return False
+        self._down_until = 0.0
+        log.info("operational store %s is back", self.url)
+        return True
 
     def _count(self, *, failed: bool, skipped: bool = False, n: int = 1) -> None:
         with self._lock:
@@ -503,6 +574,58 @@ class OpsStore:
             rows = conn.execute(stmt).mappings().all()
         return [Turn(**{k: r[k] for k in r}) for r in rows]
 
+    def previous_subject(self, conversation_id: str, *, tenant: str) -> str | None:
+        """The document the conversation's last answered turn resolved (only ``tenant``'s
+        turns and traces), or None. One statement.
+
+        Raises:
+            InvalidInput: a bad conversation id.
+            StoreError: the database failed.
+        """
+        check_conversation_id(conversation_id)
+        c, t = conversation_turn.c, retrieval_trace.c
+        stmt = (
+            sa.select(t.resolved_doc_id)
+            .select_from(conversation_turn.join(retrieval_trace, t.trace_id == c.trace_id))
+            .where(
+                c.conversation_id == conversation_id,
+                c.tenant == tenant,
+                c.role == "assistant",
+                t.tenant == tenant,
+                t.resolved_doc_id.is_not(None),
+                t.resolved_doc_id != "",
+            )
+            .order_by(c.id.desc())
+            .limit(1)
+        )
+        self.ensure_ready()
+        with self._tx() as conn:
+            found = conn.execute(stmt).scalar()
+        return str(found) if found else None
+
+    def try_previous_subject(self, conversation_id: str, *, tenant: str) -> PreviousSubject:
+        """:meth:`previous_subject`, fail-open and under the write back-off: a store that
+        is marked down is not asked; one that fails is marked down (connection,
+        timeout, schema) or logged; either way the answer is ``unavailable``."""
+        if not self.may_try():
+            return PreviousSubject("unavailable")
+        try:
+            doc = self.previous_subject(conversation_id, tenant=tenant)
+        except (StoreUnavailable, StoreNotMigrated) as exc:
+            self.mark_down()
+            log.warning(
+                "conversation's previous subject unreadable (retrying in %.0fs): %s",
+                self.retry_after_s,
+                exc,
+            )
+            return PreviousSubject("unavailable")
+        except Exception as exc:  # fail-open: the question is read on its own
+            log.warning(
+                "conversation's previous subject unreadable: %s: %s", type(exc).__name__, exc
+            )
+            return PreviousSubject("unavailable")
+        return PreviousSubject("found", doc) if doc else PreviousSubject("none")
+
     # --- feedback -------------------------------------------------------------------
     def submit_feedback(
         self,
@@ -529,6 +652,8 @@ class OpsStore:
             raise InvalidInput(
                 f"comment is {len(comment)} characters; at most {COMMENT_MAX} are kept"
             )
+        if comment is not None:
+            check_storable("comment", comment)
         if conversation_id is not None:
             check_conversation_id(conversation_id)
         tid = canonical_uuid(trace_id)
@@ -581,10 +706,10 @@ class OpsStore:
         and an interrupted purge simply resumes.
 
         Raises:
-            InvalidInput: negative ``days``.
+            InvalidInput: ``days`` negative or over :data:`MAX_RETENTION_DAYS`.
         """
-        if days < 0:
-            raise InvalidInput("--older-than must be 0 or more days")
+        if not 0 <= days <= MAX_RETENTION_DAYS:
+            raise InvalidInput(f"--older-than must be 0 to {MAX_RETENTION_DAYS} days")
         cutoff = self._now() - timedelta(days=days)
         self.ensure_ready()
         traces = feedback = turns = 0

@@ -18,7 +18,7 @@ router = APIRouter(tags=["feedback"])
 @router.post("/v1/feedback", response_model=FeedbackStored)
 async def feedback(body: FeedbackRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Rate an answer (one per trace; a second submission updates it)."""
-    data = await api.in_engine(
+    data = await api.in_store(
         lambda: api.engine.feedback(
             body.trace_id,
             body.rating,
@@ -33,7 +33,7 @@ async def feedback(body: FeedbackRequest, api: Api, tenant: Tenant) -> JSONRespo
 @router.get("/v1/traces/{trace_id}", response_model=TraceRecord)
 async def trace(trace_id: str, api: Api, tenant: Tenant) -> JSONResponse:
     """One retrieval trace of the caller's tenant."""
-    data: dict[str, Any] | None = await api.in_engine(
+    data: dict[str, Any] | None = await api.in_store(
         lambda: api.engine.trace(trace_id, tenant=tenant)
     )
     if data is None:

@@ -17,6 +17,7 @@ from sectio.api.deps import Api, Tenant
 from sectio.api.errors import ApiError
 from sectio.api.models import LookupRequest, RetrieveRequest, SearchRequest
 from sectio.api.state import ApiState
+from sectio.contract.bounds import check_query
 from sectio.contract.result import RetrievalResult, SearchResult
 from sectio.engine import DEFAULT_COLLECTION
 
@@ -25,13 +26,11 @@ R = TypeVar("R", SearchResult, RetrievalResult)
 
 
 def _checked(api: ApiState, text: str, collection: str | None) -> tuple[str, str]:
-    """``text``, if it is neither blank nor over ``SECTIO_MAX_QUERY_CHARS``, and the
+    """``text``, if it passes :func:`sectio.contract.bounds.check_query`, and the
     collection asked for (``default`` if none), if it is served and ready."""
-    limit = api.settings.max_query_chars
-    if len(text) > limit:
-        raise ApiError(422, "invalid_request", f"query over {limit} characters")
-    if not text.strip():
-        raise ApiError(422, "invalid_request", "query is blank")
+    problem = check_query(text, api.settings.max_query_chars)
+    if problem is not None:
+        raise ApiError(422, "invalid_request", problem)
     name = collection or DEFAULT_COLLECTION
     api.readiness.require(name)
     return text, name
@@ -61,6 +60,9 @@ async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONRespo
     started = time.perf_counter()
     query, name = _checked(api, body.query, body.collection)
     request = body.ask_request(query)
+    previous = None
+    if body.conversation_id:  # read on the store lane, never on the engine thread
+        previous = await api.previous_subject(body.conversation_id, tenant)
     result = await api.in_engine(
         lambda: api.engine.answer(
             request,
@@ -68,6 +70,7 @@ async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONRespo
             tenant=tenant,
             conversation_id=body.conversation_id,
             record=False,
+            previous=previous,
         )
     )
     if result.details.rerank is not None and result.details.rerank.failed:
@@ -89,7 +92,7 @@ async def search(body: SearchRequest, api: Api, tenant: Tenant) -> JSONResponse:
     started = time.perf_counter()
     query, name = _checked(api, body.query, body.collection)
     if api.queries is not None and body.mode != "lexical":
-        await api.queries.submit(query)
+        await api.queries.submit((tenant, query))
     result = await api.in_engine(
         lambda: api.engine.search(
             query,

@@ -8,6 +8,7 @@ import click
 
 from sectio.cli.base import (
     Context,
+    bounded_query,
     cli,
     collection_option,
     emit_json,
@@ -132,7 +133,11 @@ def ask(
 ) -> None:
     """Answer a question with evidence and a decision (section, overview, free-form, fallback)."""
     request = AskRequest.of(
-        question, doc_id=doc_id, section_key=section_key, turn_type=turn_type, top_k=top_k
+        bounded_query(state, question),
+        doc_id=doc_id,
+        section_key=section_key,
+        turn_type=turn_type,
+        top_k=top_k,
     )
     result = state.sectio.answer(
         request, collection=collection, tenant=tenant, conversation_id=conversation_id
@@ -151,7 +156,7 @@ def ask(
 @pass_state
 def lookup(state: Context, phrase: str, collection: str, tenant: str, as_json: bool) -> None:
     """Reverse lookup: which documents mention PHRASE in their lookup section (e.g. indications)."""
-    result = state.sectio.lookup(phrase, collection=collection, tenant=tenant)
+    result = state.sectio.lookup(bounded_query(state, phrase), collection=collection, tenant=tenant)
     if as_json:
         emit_json(result)
     else:

@@ -68,9 +68,9 @@ def feedback(
 @click.option(
     "--older-than",
     "older_than",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=36_500),
     default=None,
-    help="Delete traces and turns older than DAYS days (feedback goes with its trace).",
+    help="Delete traces and turns older than DAYS days, 0 to 36500 (feedback goes with its trace).",
     metavar="DAYS",
 )
 @click.option(

@@ -8,6 +8,7 @@ import click
 
 from sectio.cli.base import (
     Context,
+    bounded_query,
     cli,
     collection_option,
     emit_json,
@@ -109,7 +110,7 @@ def search(
 ) -> None:
     """Search a collection. Each hit shows what ranked it: fusion value, cosine, BM25, ranks."""
     result = state.sectio.search(
-        query,
+        bounded_query(state, query),
         collection=collection,
         top_k=top_k,
         mode=mode,

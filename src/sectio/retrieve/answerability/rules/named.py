@@ -9,6 +9,7 @@ A domain pack adds its own rules for named documents before these
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from sectio.retrieve.answerability.context import RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
@@ -62,15 +63,41 @@ def compound_name(turn: Turn) -> list[str]:
         return []
     words = tokens(turn.question)
     named = {i for start, end in res.spans for i in range(start, end)}
-    text = turn.question.casefold()
+    joined = _joined_pairs(turn.question)
+    seen: dict[tuple[str, ...], bool] = {}  # one look per (name, next word): linear in the question
     out: list[str] = []
     for start, end in res.spans:
         if end >= len(words) or end in named:
             continue
-        name = r"\W+".join(re.escape(w) for w in words[start:end])
-        if re.search(rf"\b{name}[\s\-/+]+{re.escape(words[end])}\b", text):
+        key = (*words[start:end], words[end])
+        if key not in seen:
+            k = end - start
+            seen[key] = any(
+                p >= k - 1 and words[p - k + 1 : p + 1] == key[:-1]
+                for p in joined.get((key[-2], key[-1]), ())
+            )
+        if seen[key]:
             out.append(words[end])
     return out
+
+
+_JOINERS = re.compile(r"[\s\-/+]+")
+_WORD = re.compile(r"[^\W_]+")
+_APOSTROPHE = re.compile(r"['’ʼ`´]")
+
+
+def _joined_pairs(question: str) -> dict[tuple[str, str], list[int]]:
+    """Each pair of neighbouring words (as :func:`tokens` reads them) written with only
+    spaces, hyphens, slashes or pluses between, and the positions of the first, in order.
+    One pass over the question."""
+    norm = _APOSTROPHE.sub("", unicodedata.normalize("NFC", question).casefold())
+    pairs: dict[tuple[str, str], list[int]] = {}
+    previous: re.Match[str] | None = None
+    for i, match in enumerate(_WORD.finditer(norm)):
+        if previous is not None and _JOINERS.fullmatch(norm, previous.end(), match.start()):
+            pairs.setdefault((previous.group(), match.group()), []).append(i - 1)
+        previous = match
+    return pairs
 
 
 def named_how(turn: Turn) -> str | None:
