@@ -10,7 +10,6 @@ as edge ``QueryRequest`` objects.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import shutil
 from collections.abc import Sequence
@@ -57,7 +56,7 @@ from qdrant_edge import (
 
 from sectio.errors import CollectionBusy, IndexError_, InsufficientSpace
 from sectio.index.edge import tally
-from sectio.index.filters import Where, tenant_where
+from sectio.index.filters import Where
 from sectio.index.port import (
     DENSE,
     IndexSpec,
@@ -137,37 +136,6 @@ def _prefetch(p: rq.Prefetch) -> Prefetch:
     return Prefetch(
         limit=p.limit, query=_query(p.nearest), filter=edge_filter(p.where), params=params
     )
-
-
-def tenant_idf(search: rq.Search) -> rq.Search:
-    """``search`` with each BM25 list's IDF computed over its own tenant's points.
-
-    A shard shared by tenants counts every tenant's text in a term's document
-    frequency: one tenant's lexical scores would tell how often a word occurs in
-    another's corpus. A sparse list scoped to a tenant (``Eq("tenant", t)``) and
-    without an IDF filter of its own gets ``idf_where = tenant_where(t)``; dense
-    lists, unscoped lists and explicit IDF filters are left as they are.
-
-    Example:
-        >>> plan = rq.sparse_search("bm25", SparseVec((1,), (1.0,)), 5, tenant_where("a"), None)
-        >>> tenant_idf(plan).idf_where == tenant_where("a")
-        True
-    """
-
-    def scope(nearest: rq.Nearest | None, where: Where | None) -> Where | None:
-        if nearest is None or nearest.sparse is None:
-            return None
-        tenant = names_tenant(where)
-        return tenant_where(tenant) if tenant is not None else None
-
-    prefetches = tuple(
-        p
-        if p.idf_where is not None
-        else dataclasses.replace(p, idf_where=scope(p.nearest, p.where or search.where))
-        for p in search.prefetches
-    )
-    idf = search.idf_where or scope(search.nearest, search.where)
-    return dataclasses.replace(search, prefetches=prefetches, idf_where=idf)
 
 
 def _field_index(spec: PayloadIndex) -> Any:
@@ -346,7 +314,7 @@ class EdgeIndex(QdrantIndexBase):
 
     def _run(self, search: rq.Search) -> list[Any]:
         if self.tenant_idf:
-            search = tenant_idf(search)
+            search = rq.tenant_idf(search)
         if search.nearest is not None:
             query = _query(search.nearest)
             params = (

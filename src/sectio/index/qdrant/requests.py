@@ -14,11 +14,13 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sectio.index.filters import Where
+from sectio.index.filters import Where, tenant_where
 from sectio.index.port import DENSE, DenseVector, SparseVec
+from sectio.index.qdrant.filters import names_tenant
 
 
 @dataclass(frozen=True)
@@ -141,3 +143,34 @@ def fused_search(
         weights=list(weights) if weights else None,
         with_dense=with_dense,
     )
+
+
+def tenant_idf(search: Search) -> Search:
+    """``search`` with each BM25 list's IDF computed over its own tenant's points.
+
+    A shard shared by tenants counts every tenant's text in a term's document
+    frequency: one tenant's lexical scores would tell how often a word occurs in
+    another's corpus. A sparse list scoped to a tenant (``Eq("tenant", t)``) and
+    without an IDF filter of its own gets ``idf_where = tenant_where(t)``; dense
+    lists, unscoped lists and explicit IDF filters are left as they are.
+
+    Example:
+        >>> plan = sparse_search("bm25", SparseVec((1,), (1.0,)), 5, tenant_where("a"), None)
+        >>> tenant_idf(plan).idf_where == tenant_where("a")
+        True
+    """
+
+    def scope(nearest: Nearest | None, where: Where | None) -> Where | None:
+        if nearest is None or nearest.sparse is None:
+            return None
+        tenant = names_tenant(where)
+        return tenant_where(tenant) if tenant is not None else None
+
+    prefetches = tuple(
+        p
+        if p.idf_where is not None
+        else dataclasses.replace(p, idf_where=scope(p.nearest, p.where or search.where))
+        for p in search.prefetches
+    )
+    idf = search.idf_where or scope(search.nearest, search.where)
+    return dataclasses.replace(search, prefetches=prefetches, idf_where=idf)

@@ -319,6 +319,7 @@ class ServerIndex(QdrantIndexBase):
         )
 
     def _run(self, search: rq.Search) -> list[Any]:
+        search = rq.tenant_idf(search)  # as on the edge: a tenant's BM25 IDF is its own
         if search.nearest is not None:
             query: Any = self._query(search.nearest)
             using: str | None = search.nearest.using
