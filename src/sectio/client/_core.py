@@ -239,6 +239,22 @@ def too_large(call: Call, cap: int, status: int) -> RemoteError:
     )
 
 
+class _Capped:
+    """A body being read: refused past ``cap`` bytes or past the deadline."""
+
+    def __init__(self, call: Call, cap: int, deadline: Deadline, status: int) -> None:
+        self.call, self.cap, self.deadline, self.status = call, cap, deadline, status
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > self.cap:
+            raise too_large(self.call, self.cap, self.status)
+        self.parts.append(chunk)
+        self.deadline.check()
+
+
 def read_capped(
     chunks: Iterable[bytes], call: Call, cap: int, deadline: Deadline, status: int
 ) -> bytes:
@@ -247,30 +263,20 @@ def read_capped(
     Raises:
         RemoteError: over ``cap``. DeadlineExceeded: the budget ran out mid-body.
     """
-    parts: list[bytes] = []
-    size = 0
+    body = _Capped(call, cap, deadline, status)
     for chunk in chunks:
-        size += len(chunk)
-        if size > cap:
-            raise too_large(call, cap, status)
-        parts.append(chunk)
-        deadline.check()
-    return b"".join(parts)
+        body.add(chunk)
+    return b"".join(body.parts)
 
 
 async def aread_capped(
     chunks: AsyncIterable[bytes], call: Call, cap: int, deadline: Deadline, status: int
 ) -> bytes:
     """:func:`read_capped` for an async body."""
-    parts: list[bytes] = []
-    size = 0
+    body = _Capped(call, cap, deadline, status)
     async for chunk in chunks:
-        size += len(chunk)
-        if size > cap:
-            raise too_large(call, cap, status)
-        parts.append(chunk)
-        deadline.check()
-    return b"".join(parts)
+        body.add(chunk)
+    return b"".join(body.parts)
 
 
 def finish(
