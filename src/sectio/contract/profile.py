@@ -181,6 +181,24 @@ class NameSettings(_Strict):
     brand_table: bool = False
 
 
+class LearningSettings(_Strict):
+    """Section routing learned from the corpus (``[learning]``).
+
+    With ``enabled`` on, a collection routes by its own sections where the
+    profile's phrases say nothing: numbered references ("article 17",
+    "§ 4.2"), section titles as phrases, and section keys most documents
+    share (:mod:`sectio.retrieve.learned`). Sections the profile lists are
+    left to it. ``enabled = false`` turns learning off: the profile alone routes.
+    ``common_share``: a question word found in more than this share of the
+    chunks says little of what is asked; a title phrase routes when the
+    question's other words are mostly such words (or a unit word such as
+    "section" stands beside it).
+    """
+
+    enabled: bool = True
+    common_share: float = Field(default=0.1, ge=0.0, le=1.0)
+
+
 class AnchorSettings(_Strict):
     """What cannot anchor a facet hit (``[anchors]``).
 
@@ -231,6 +249,7 @@ class CorpusProfile(_Strict):
     answerability: AnswerabilitySettings = AnswerabilitySettings()
     intent: IntentSettings = IntentSettings()
     names: NameSettings = NameSettings()
+    learning: LearningSettings = LearningSettings()
     reverse_lookup_section: str | None = None
     facets: dict[str, FacetSpec] = Field(default_factory=dict)
     anchors: AnchorSettings = AnchorSettings()
@@ -287,8 +306,15 @@ class CorpusProfile(_Strict):
         return tuple(s.key for s in self.sections if s.intro)
 
     def sha256(self) -> str:
-        """Hash of the profile's content (bound in the manifest)."""
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        """Hash of the profile's content (bound in the manifest).
+
+        ``[learning]`` at its defaults is left out, so a collection built
+        before the table existed keeps its hash.
+        """
+        data = self.model_dump(mode="json")
+        if self.learning == LearningSettings():
+            data.pop("learning")
+        blob = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 
 

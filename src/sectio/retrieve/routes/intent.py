@@ -78,6 +78,8 @@ class IntentRoute:
                     evidence += section_evidence(scope, doc_id, key)
         for i, e in enumerate(evidence, start=1):
             e.rank = i
+        chosen = {"section_key": reading.chosen[0], "how": "intent", "via": "intent"}
+        turn.details["section_resolution"] = chosen
         details: dict[str, Any] = {"intent": reading.as_details()}
         if len(docs) > 1:
             details["documents"] = [doc_id for doc_id, _ in docs]
