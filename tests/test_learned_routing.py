@@ -232,3 +232,13 @@ def test_an_unknown_learning_key_is_refused(tmp_path: Path) -> None:
     bad.write_text('name = "bad"\n[learning]\nenabeld = false\n')
     with pytest.raises(ProfileError, match="enabeld"):
         load_profile(bad)
+
+
+def test_an_unknown_profile_key_names_the_nearest_valid_one(tmp_path: Path) -> None:
+    bad = tmp_path / "typo.toml"
+    bad.write_text('name = "t"\n[[sections]]\nkey = "a"\nphrase = ["x"]\n')
+    with pytest.raises(ProfileError) as err:
+        load_profile(bad)
+    assert str(err.value).endswith(
+        "unknown key 'sections.0.phrase' (did you mean 'sections.0.phrases'?)"
+    )

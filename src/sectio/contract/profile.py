@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import tomllib
@@ -328,7 +329,48 @@ def _parse(text: str, origin: str) -> CorpusProfile:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err.get("loc", ())) or "<profile>"
+        if err.get("type") == "extra_forbidden":
+            raise ProfileError(f"profile {origin}: {unknown_key(err.get('loc', ()))}") from exc
         raise ProfileError(f"profile {origin}: {loc}: {err.get('msg')}") from exc
+
+
+def unknown_key(loc: tuple[int | str, ...]) -> str:
+    """``unknown key 'learning.enabeld' (did you mean 'learning.enabled'?)``: the nearest
+    valid key of the same table (list positions skipped), or the table's keys when none is near.
+
+    Example:
+        >>> unknown_key(("learning", "enabeld"))
+        "unknown key 'learning.enabeld' (did you mean 'learning.enabled'?)"
+        >>> unknown_key(("sections", 0, "phrase"))
+        "unknown key 'sections.0.phrase' (did you mean 'sections.0.phrases'?)"
+    """
+    model: type[BaseModel] = CorpusProfile
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        inner = _model_of(field.annotation) if field is not None else None
+        if inner is None:
+            break
+        model = inner
+    path = ".".join(str(p) for p in loc)
+    valid = sorted(model.model_fields)
+    near = difflib.get_close_matches(str(loc[-1]), valid, n=1, cutoff=0.5)
+    where = ".".join(str(p) for p in loc[:-1])
+    if near:
+        return f"unknown key {path!r} (did you mean {'.'.join([where, near[0]]).lstrip('.')!r}?)"
+    return f"unknown key {path!r} (valid here: {', '.join(valid)})"
+
+
+def _model_of(annotation: object) -> type[BaseModel] | None:
+    """The profile sub-model inside a field's annotation (``tuple[SectionSpec, ...]``), or None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def load_profile(name_or_path: str | Path | None) -> CorpusProfile:

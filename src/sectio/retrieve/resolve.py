@@ -106,7 +106,7 @@ class Resolver:
                 content=lambda w: bool(lexical.terms(w)),
                 brand_table=self.brand_table,
                 usable_brand=self._usable_brand,
-                variants=self.profile.learning.enabled,
+                variants=self._learns,
                 usable_variant=self._usable_variant,
             )
             self._views[scope.tenant] = CorpusView(
@@ -122,7 +122,7 @@ class Resolver:
         self, payloads: list[dict[str, Any]], lexical: LexicalEncoder, stats: TermStats
     ) -> LearnedVocabulary | None:
         """The tenant's learned vocabulary (sections the profile lists left to it)."""
-        if not self.profile.learning.enabled:
+        if not self._learns:
             return None
         skip = {s.key for s in self.profile.sections}
         common = self.profile.learning.common_share * stats.chunks
@@ -133,6 +133,12 @@ class Resolver:
         return LearnedVocabulary.from_payloads(
             payloads, skip=skip, content=lambda w: bool(lexical.terms(w)), salient=salient
         )
+
+    @property
+    def _learns(self) -> bool:
+        """Learning is on (``[learning] enabled``) and the section router answers (the docs
+        planner plans from its own layers, :mod:`sectio.plan`)."""
+        return self.profile.learning.enabled and self.profile.engine == "router"
 
     def _usable_variant(self, name: Tokens) -> bool:
         """A one-word variant of a title (an acronym) must not be a common or routing word."""
