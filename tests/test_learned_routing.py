@@ -242,3 +242,34 @@ def test_an_unknown_profile_key_names_the_nearest_valid_one(tmp_path: Path) -> N
     assert str(err.value).endswith(
         "unknown key 'sections.0.phrase' (did you mean 'sections.0.phrases'?)"
     )
+
+
+def test_info_and_profile_draft_show_what_was_learned(sx: Sectio, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sectio.cli.base import cli as main
+
+    env = {"SECTIO_HOME": str(sx.settings.home), "SECTIO_EMBEDDER": "fake"}
+    sx.close()  # one process per shard folder: the CLI opens it next
+    runner = CliRunner()
+    info = runner.invoke(main, ["info", "-c", "reg", "--json"], env=env)
+    assert info.exit_code == 0, info.output
+    learned = json.loads(info.output)["collections"][0]["learned"]
+    assert learned["numbered_sections"] == 7 and learned["documents"] == 1
+    text = runner.invoke(main, ["info", "-c", "reg"], env=env).output
+    assert "learned routing (default): 1 documents, 7 sections, 7 numbered" in text
+    drafted = runner.invoke(main, ["profile", "draft", "-c", "reg"], env=env)
+    assert drafted.exit_code == 0, drafted.output
+    out = tmp_path / "drafted.toml"
+    out.write_text(drafted.output)
+    profile = load_profile(out)  # a complete, valid profile
+    assert [s.key for s in profile.sections][:2] == ["article_1", "article_2"]
+    article = profile.section("article_17")
+    assert article is not None and article.phrases[:2] == ("article 17", "art 17")
+    assert "right to be forgotten" in article.phrases and article.examples
+    src = tmp_path / "std.jsonl"
+    write_jsonl(src, _standard())
+    from_file = runner.invoke(main, ["profile", "draft", str(src)], env=env)
+    assert from_file.exit_code == 0 and 'key = "s4.2"' in from_file.output
+    both = runner.invoke(main, ["profile", "draft", str(src), "-c", "reg"], env=env)
+    assert both.exit_code != 0 and "one of them" in str(both.exception)
