@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from sectio.cli.base import Context, cli, pass_state
+from sectio.cli.base import Context, cli, emit_json, json_option, pass_state
 from sectio.errors import ConfigError
 
 
@@ -20,12 +20,19 @@ def profile() -> None:
 @click.option("--collection", "-c", default=None, help="Draft from this collection instead.")
 @click.option("--format", "fmt", default=None, help="Format of SRC (told by content if left out).")
 @click.option("--tenant", default="default", show_default=True, help="The collection's tenant.")
+@json_option
 @pass_state
 def draft(
-    state: Context, src: Path | None, collection: str | None, fmt: str | None, tenant: str
+    state: Context,
+    src: Path | None,
+    collection: str | None,
+    fmt: str | None,
+    tenant: str,
+    as_json: bool,
 ) -> None:
     """Print a complete TOML profile drafted from SRC (any ingestable source) or a collection:
-    sections in book order, titles, an intro guess, learned phrases, placeholder examples."""
+    sections in book order, titles, an intro guess, learned phrases, placeholder examples
+    (``--json``: the profile as data, with its TOML text)."""
     from sectio.contract.profile import load_profile
     from sectio.index.lexical import LexicalEncoder
     from sectio.retrieve.learned.draft import draft_profile
@@ -48,4 +55,9 @@ def draft(
     text = draft_profile(
         payloads, name=name, source=source, content=lambda w: bool(lexical.terms(w))
     )
+    if as_json:  # the drafted profile as data, with its TOML text
+        import tomllib
+
+        emit_json({"profile": tomllib.loads(text), "toml": text})
+        return
     click.echo(text, nl=False)
