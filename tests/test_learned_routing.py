@@ -273,3 +273,20 @@ def test_info_and_profile_draft_show_what_was_learned(sx: Sectio, tmp_path: Path
     assert from_file.exit_code == 0 and 'key = "s4.2"' in from_file.output
     both = runner.invoke(main, ["profile", "draft", str(src), "-c", "reg"], env=env)
     assert both.exit_code != 0 and "one of them" in str(both.exception)
+
+
+def test_ask_prints_how_the_section_was_chosen(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sectio.cli.base import cli
+
+    env = {"SECTIO_HOME": str(tmp_path / "home"), "SECTIO_EMBEDDER": "fake"}
+    src = write_jsonl(tmp_path / "reg.jsonl", _regulation())
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(src), "-c", "reg"], env=env).exit_code == 0
+    out = runner.invoke(cli, ["ask", "what does article 17 say", "-c", "reg"], env=env).output
+    assert "via section: dsr / article_17 (section by learned_number)" in out
+    http = runner.invoke(cli, ["ask", "the right to be forgotten", "-c", "reg", "--json"], env=env)
+    data = json.loads(http.output)
+    assert data["route"] == "section" and data["resolved_section_key"] == "article_17"
+    assert data["details"]["section_resolution"]["via"] == "learned_title"
