@@ -6,9 +6,10 @@ Order (the profile wins where it speaks):
 2. else a numbered reference, then a title phrase, of the collection's own
    sections (``via: learned_number`` / ``learned_title``);
 3. a learned section (a document's own number or title) names its document
-   when the question names none; in a single-document collection a profile
-   phrase's section names the document too (``doc_resolution.how: section``),
-   so the answer is that section, whole (``route: section``).
+   when the question names none (``doc_resolution.how: section``), so the
+   answer is that section, whole (``route: section``). A profile phrase never
+   names a document, not even the only one ("the maximum dose of Paxil" in a
+   tenant holding one other label must still abstain).
 
 The intent step (``via: intent``) runs later, in its route, when none of these chose.
 """
@@ -55,7 +56,4 @@ def learned_reading(
             match = SectionMatch(found.key, found.phrase, 0, 0, via=found.via)
             if not docs_named and found.doc_id is not None:
                 return Reading(match, found.doc_id)
-    if match is None or docs_named or ambiguous or len(catalog.sections) != 1:
-        return Reading(match)
-    ((doc_id, keys),) = catalog.sections.items()
-    return Reading(match, doc_id if match.key in keys else None)
+    return Reading(match)
