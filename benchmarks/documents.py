@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/documents.py            # structure + retrieval (MiniLM)
     .venv/bin/python benchmarks/documents.py structure  # the per-file table only
-    .venv/bin/python benchmarks/documents.py retrieval  # (or speed) that part only
+    .venv/bin/python benchmarks/documents.py retrieval  # (or speed, pages, hand) that part only
 
 Prints one row per file and a total per reader: pages (PDF), seconds, pages/s and
 MB/s, headings found, tables (block chunks of kind table), how many of them are
@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sectio.ingest.detect import detect_source
@@ -97,6 +98,9 @@ def _row(path: Path, root: Path) -> dict[str, object]:
     flagged = [b for b in tables if converted.is_flagged(b.line, b.end_line)]
     figures = [b for b in flagged if "not read as text" in b.text]
     pr = _font_rule_vs_outline(path) if kind == "pdf" else _html_outline(path, root)
+    outline = pdf_reader._outline(path) if kind == "pdf" else []
+    found = [_norm(s.title) for s in doc.sections if s.level]
+    reader = _pr(found, [_norm(t) for _, t, _ in outline]) if outline else None
     return {
         "file": path.relative_to(root).as_posix(),
         "kind": kind,
@@ -108,6 +112,7 @@ def _row(path: Path, root: Path) -> dict[str, object]:
         "flagged": len(flagged) - len(figures),
         "figures": len(figures),
         "outline_rp": pr,
+        "reader_rp": reader,
     }
 
 
@@ -135,14 +140,18 @@ def main(folders: list[Path]) -> None:
         for path, why in found.refused:
             print(f"refused {path.name}: {why}")
     head = f"{'file':<44} {'kind':<8} {'pages':>5} {'s':>6} {'headings':>8} {'tables':>6} "
-    print(head + f"{'flagged':>7} {'figures':>7} {'outline R/P':>11}")
+    print(head + f"{'flagged':>7} {'figures':>7} {'outline R/P':>11} {'reader R/P':>10}")
     for r in rows:
-        rp = r["outline_rp"]
-        rp_s = f"{rp[0]:.2f}/{rp[1]:.2f}" if isinstance(rp, tuple) else "-"
+        rp_s, reader_s = (
+            f"{rp[0]:.2f}/{rp[1]:.2f}" if isinstance(rp, tuple) else "-"
+            for rp in (r["outline_rp"], r["reader_rp"])
+        )
         print(
             f"{str(r['file'])[:44]:<44} {r['kind']:<8} {r['pages']:>5} {r['s']:>6.2f} "
             f"{r['headings']:>8} {r['tables']:>6} {r['flagged']:>7} {r['figures']:>7} {rp_s:>11}"
+            f" {reader_s:>10}"
         )
+    tables_audit(rows)
     print()
     print(f"{'reader':<8} {'files':>5} {'pages':>6} {'s':>7} {'pages/s':>8} {'MB/s':>6}")
     for kind in sorted({str(r["kind"]) for r in rows}):
@@ -152,6 +161,40 @@ def main(folders: list[Path]) -> None:
         mb = sum(float(r["mb"]) for r in got)  # type: ignore[arg-type]
         rate = f"{pages / s:8.1f}" if pages and s else f"{'-':>8}"
         print(f"{kind:<8} {len(got):>5} {pages:>6} {s:>7.2f} {rate} {mb / s if s else 0:>6.2f}")
+
+
+def tables_audit(rows: list[dict[str, object]], root: Path = DEFAULT) -> None:
+    """Per reader: the tables and figures counted by eye (``tables.json``) beside what
+    the reader made of them: read whole (not flagged; each checked by eye), flagged
+    ``requires_visual_check``, missed (counted by eye, not found)."""
+    import json
+
+    eye = json.loads((root / "tables.json").read_text())
+    print(
+        f"\n{'reader':<8} {'tables':>6} {'whole':>6} {'flagged':>7} {'missed':>6} {'extra':>5} ",
+        end="",
+    )
+    print(f"{'figures':>7} {'flagged':>7} {'missed':>6}")
+    for kind in ("pdf", "html", "docx"):
+        got = [r for r in rows if r["kind"] == kind]
+        tally = dict.fromkeys(("t", "w", "f", "m", "x", "g", "gf", "gm"), 0)
+        for r in got:
+            want = eye.get(f"{kind}/{r['file']}", {"tables": 0, "figures": 0})
+            found, flagged = int(r["tables"]), int(r["flagged"])  # type: ignore[call-overload]
+            figures = int(r["figures"])  # type: ignore[call-overload]
+            tally["t"] += want["tables"]
+            tally["w"] += found - flagged
+            tally["f"] += flagged
+            tally["m"] += max(want["tables"] - found, 0)
+            tally["x"] += max(found - want["tables"], 0)
+            tally["g"] += want["figures"]
+            tally["gf"] += figures
+            tally["gm"] += max(want["figures"] - figures, 0)
+        t = tally
+        print(
+            f"{kind:<8} {t['t']:>6} {t['w']:>6} {t['f']:>7} {t['m']:>6} {t['x']:>5} "
+            f"{t['g']:>7} {t['gf']:>7} {t['gm']:>6}"
+        )
 
 
 def pages_right(folder: Path = DEFAULT / "pdf") -> None:
@@ -262,7 +305,12 @@ def _shown(item: object) -> str:
     return f"{getattr(item, 'section_title', '') or ''}\n{getattr(item, 'text', '')}"
 
 
-def _score(sectio: object, collection: str, questions: list[dict[str, str]]) -> tuple:
+def _score(
+    sectio: object,
+    collection: str,
+    questions: list[dict[str, str]],
+    doc_of: Callable[[str], str] = _doc_of,
+) -> tuple:
     def norm(t: str) -> str:
         return " ".join(t.lower().split())
 
@@ -270,7 +318,7 @@ def _score(sectio: object, collection: str, questions: list[dict[str, str]]) -> 
     for q in questions:
         want = norm(q["answer"])
         hits = sectio.search(q["question"], collection=collection, top_k=5).hits  # type: ignore[attr-defined]
-        if any(_doc_of(h.doc_id) == q["doc"] and want in norm(_shown(h)) for h in hits):
+        if any(doc_of(h.doc_id) == q["doc"] and want in norm(_shown(h)) for h in hits):
             search_hits += 1
         result = sectio.ask(q["question"], collection=collection, record=False)  # type: ignore[attr-defined]
         held = any(want in norm(_shown(e)) for e in result.evidence)
@@ -280,7 +328,9 @@ def _score(sectio: object, collection: str, questions: list[dict[str, str]]) -> 
     return search_hits, ask_hits, verify
 
 
-def retrieval(root: Path = DEFAULT) -> None:
+def retrieval(
+    root: Path = DEFAULT, kinds: tuple[str, ...] = ("pdf", "html", "docx", "mdx")
+) -> None:
     """search@5 and ask per corpus type, reader vs baseline (see the module docstring)."""
     import json
     import tempfile
@@ -296,7 +346,7 @@ def retrieval(root: Path = DEFAULT) -> None:
         tempfile.TemporaryDirectory() as tmp,
         Sectio(Settings(home=Path(tmp) / "home", embedder="minilm", traces=False)) as s,
     ):
-        for kind in ("pdf", "html", "docx", "mdx"):
+        for kind in kinds:
             qs = [q for q in questions if q["corpus"] == kind]
             base = _baseline(kind, root / kind, Path(tmp) / f"base-{kind}")
             for label, folder in (("reader", root / kind), ("baseline", base)):
@@ -311,15 +361,61 @@ def retrieval(root: Path = DEFAULT) -> None:
                 )
 
 
+def hand(root: Path = DEFAULT) -> None:
+    """search@5 and ask on the documents converted by hand (``markdown/<kind>/``, see its
+    README), beside the reader on the same source files, on their questions."""
+    import json
+    import shutil
+    import tempfile
+
+    from sectio import Sectio, Settings
+
+    questions = [json.loads(line) for line in (root / "questions.jsonl").open()]
+    head = f"\n{'corpus':<6} {'docs':>4} {'n':>3} {'path':<12} {'search@5':>8} {'ask':>5}"
+    print(head + f" {'verify':>6}")
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Sectio(Settings(home=Path(tmp) / "home", embedder="minilm", traces=False)) as s,
+    ):
+        for kind in ("pdf", "html", "docx"):
+            by_hand = root / "markdown" / kind
+            stems = {p.stem: p for p in by_hand.glob("*.md")}
+            sample = Path(tmp) / f"sample-{kind}"
+            sample.mkdir()
+            for stem in stems:
+                shutil.copy(root / kind / f"{stem}.{kind}", sample)
+            qs = [
+                q for q in questions if q["corpus"] == kind and q["doc"][: -len(kind) - 1] in stems
+            ]
+
+            def as_source(doc_id: str, kind: str = kind) -> str:
+                return doc_id.removesuffix(".md") + f".{kind}" if doc_id.endswith(".md") else doc_id
+
+            for label, folder in (("reader", sample), ("hand md", by_hand)):
+                name = f"{kind}-{label.replace(' ', '')}-sample"
+                s.ingest(folder, collection=name)
+                hit, asked, ver = _score(s, name, qs, as_source)
+                print(
+                    f"{kind:<6} {len(stems):>4} {len(qs):>3} {label:<12} {hit / len(qs):>8.2f} "
+                    f"{asked / len(qs):>5.2f} {ver:>6}"
+                )
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args in (["retrieval"], ["speed"], ["pages"]):
-        {"retrieval": retrieval, "speed": speed, "pages": pages_right}[args[0]]()
+    if args[:1] == ["retrieval"] and len(args) > 1:  # retrieval pdf html: those corpora only
+        retrieval(kinds=tuple(args[1:]))
         raise SystemExit(0)
-    main(sorted(p for p in DEFAULT.iterdir() if p.is_dir() and p.name != "html-reference"))
+    if args in (["retrieval"], ["speed"], ["pages"], ["hand"]):
+        {"retrieval": retrieval, "speed": speed, "pages": pages_right, "hand": hand}[args[0]]()
+        raise SystemExit(0)
+    skip = ("html-reference", "markdown")
+    main(sorted(p for p in DEFAULT.iterdir() if p.is_dir() and p.name not in skip))
     print("\noutline R/P: PDF with bookmarks: the font rule alone against them; PDF without:")
     print("headings read by hand (pdf-outlines.json, pages listed); HTML: readability's article")
+    print("reader R/P: PDF with bookmarks: what the reader makes of them (outline placed)")
     if args != ["structure"]:
         pages_right()
         speed()
         retrieval()
+        hand()

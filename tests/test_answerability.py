@@ -22,7 +22,7 @@ from sectio.demo import demo_corpus_path
 from sectio.eval.answerability import Row, curve, rates, replay
 from sectio.retrieve import calibration
 from sectio.retrieve import search as search_module
-from sectio.retrieve.answerability import capitalised_words, plain_words
+from sectio.retrieve.words import capitalised_words, plain_words
 from tests.helpers.route_corpora import en_rows, write
 
 DOCS = {

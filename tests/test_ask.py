@@ -14,6 +14,7 @@ from sectio import Sectio, Settings
 from sectio.cli import main
 from sectio.cli.base import cli
 from sectio.cli.commands.ask import abstention_lines
+from sectio.contract.diagnostics import Diagnostics
 from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
 from sectio.retrieve.decision import decide
@@ -255,27 +256,46 @@ def test_cli_ask_json_and_human(sx: Sectio, monkeypatch: pytest.MonkeyPatch) -> 
 def test_an_abstention_says_why_in_the_human_output(sx: Sectio) -> None:
     answered = sx.ask("who should not take glucophage", collection="t", tenant="a")
     assert abstention_lines(answered) == []  # only an ABSTAIN explains itself
-    why = {
-        "answerability": {
-            "signals": {"rule": "subject"},
-            "uncovered": ["zoloft"],
-            "brands_not_in_collection": [{"brand": "Zoloft", "read_as": "Zoloft -> sertraline"}],
-            "closest_documents": [
-                {"doc_id": "metformin", "doc_title": "Metformin", "score": 0.4},
-                {"doc_id": "x", "doc_title": None, "score": 0.3},
-            ],
+    verdict = {"answerable": False, "reason": "subject_not_in_corpus"}
+    signals = {"route": "fallback_search", "document_named": None}
+    thresholds = {"min_coverage": 0.5}
+    zoloft = {"brand": "Zoloft", "ingredients": ["sertraline"], "read_as": "Zoloft -> sertraline"}
+    why = Diagnostics.model_validate(
+        {
+            "answerability": {
+                **verdict,
+                "signals": {**signals, "rule": "subject"},
+                "thresholds": thresholds,
+                "uncovered": ["zoloft"],
+                "brands_not_in_collection": [zoloft],
+                "closest_documents": [
+                    {"doc_id": "metformin", "doc_title": "Metformin", "score": 0.4},
+                    {"doc_id": "x", "doc_title": None, "score": 0.3},
+                ],
+            }
         }
-    }
+    )
     abstained = answered.model_copy(update={"decision": "ABSTAIN", "details": why})
     assert abstention_lines(abstained) == [
         "  rule subject: not covered: zoloft",
         "  no document of: Zoloft -> sertraline",
         "  closest documents: Metformin, x",
     ]
-    combo = {
-        "answerability": {"signals": {"rule": "combination_ingredients"}, "uncovered": ["x"]},
-        "doc_resolution": {"combined_with": {"doc_id": "metformin", "ingredients": ["x"]}},
-    }
+    combo = Diagnostics.model_validate(
+        {
+            "answerability": {
+                **verdict,
+                "signals": {**signals, "rule": "combination_ingredients"},
+                "thresholds": thresholds,
+                "uncovered": ["x"],
+            },
+            "doc_resolution": {
+                "doc_id": "metformin",
+                "how": "exact",
+                "combined_with": {"doc_id": "metformin", "ingredients": ["x"]},
+            },
+        }
+    )
     named = answered.model_copy(update={"decision": "ABSTAIN", "details": combo})
     assert abstention_lines(named) == [
         "  rule combination_ingredients: not covered: x",

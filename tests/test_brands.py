@@ -86,7 +86,7 @@ def _catalog(**kwargs: Any) -> DocCatalog:
 def test_a_brand_no_alias_carries_resolves_to_its_ingredients_document() -> None:
     named = _catalog().resolve("can I take Paxil while pregnant")
     assert named is not None and (named.doc_id, named.how) == ("paroxetine", "brand")
-    assert named.as_dict()["brand"] == {
+    assert named.facts()["brand"] == {
         "via": "brand_table",
         "brand": "Paxil",
         "ingredients": ["paroxetine"],

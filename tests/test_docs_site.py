@@ -90,7 +90,7 @@ def test_the_profile_reference_names_every_key(site: Path) -> None:
     from pydantic import BaseModel
 
     from sectio.contract import profile
-    from sectio.plan.policy import DocsLayout
+    from sectio.plan.resolver import DocsLayout
     from sectio.retrieve.policy import EvidencePolicy
 
     text = page_text(site, "reference/profile.html")

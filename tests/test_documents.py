@@ -280,3 +280,227 @@ def test_long_records_warn_what_the_model_does_not_read(
 
         embed_records(records, [r.index_text() for r in records], embedder, PhaseClock())
     assert long_record_warning(n, cut, total, embedder.max_length) in caplog.text
+
+
+def _cost_table_pdf(path: Path) -> Path:
+    """A Federal Register cost table: rules above and below the header and under the
+    table, thin rules between the columns, none at the sides or between rows."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    c.drawString(72, 760, "The FAA estimates the costs of compliance as follows.")
+    cols, x0, x1 = [72, 200, 330, 450], 60, 560
+    rows = [
+        ("Action", "Labor cost", "Parts cost", "Cost"),
+        ("Wiring change", "79 hours", "$3,790", "$10,505"),
+        ("Sensor test", "40 hours", "$0", "$3,400"),
+    ]
+    top = 720
+    c.line(x0, top, x1, top)
+    c.line(x0, top - 20, x1, top - 20)
+    for i, row in enumerate(rows):
+        y = top - 14 - 20 * i
+        for x, text in zip(cols, row, strict=True):
+            c.drawString(x, y, text)
+        for x in cols[1:]:  # the column rules of this row, one segment each
+            c.line(x - 6, top - 20 * i, x - 6, top - 20 * (i + 1))
+    c.line(x0, top - 60, x1, top - 60)
+    c.drawString(72, 620, "Costs are estimates only.")
+    c.showPage()
+    c.save()
+    return path
+
+
+def test_pdf_table_ruled_by_columns_only_is_read_whole_and_flagged(tmp_path: Path) -> None:
+    records = _d0(read_markdown(tmp_path, files=[_cost_table_pdf(tmp_path / "costs.pdf")]))
+    (table,) = [r for r in records if r.model_dump()["block_type"] == "table"]
+    assert "| Action | Labor cost | Parts cost | Cost |" in table.text  # the outer columns too
+    assert "| Wiring change | 79 hours | $3,790 | $10,505 |" in table.text
+    assert "| Sensor test | 40 hours | $0 | $3,400 |" in table.text
+    assert table.requires_visual_check and table.source_refs[0].page == 1
+    prose = " ".join(r.text for r in records if r.chunk_kind == "prose")
+    assert "Wiring change" not in prose and "Costs are estimates only." in prose
+
+
+def test_pdf_table_with_an_unruled_column_is_flagged(tmp_path: Path) -> None:
+    path = tmp_path / "grid.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    xs, ys = [60, 160, 400], [700, 680, 660, 640]
+    for y in ys:
+        c.line(xs[0], y, xs[-1], y)
+    for x in xs:
+        c.line(x, ys[0], x, ys[-1])
+    for i, (name, left, right) in enumerate(
+        [("Dose", "Adult", "Child"), ("Low", "5 mg", "2 mg"), ("High", "10 mg", "4 mg")]
+    ):
+        y = ys[i] - 14
+        c.drawString(66, y, name)
+        c.drawString(166, y, left)
+        c.drawString(300, y, right)  # a second column inside one ruled cell
+    c.showPage()
+    c.save()
+    (table,) = [r for r in _d0(read_markdown(path)) if r.model_dump()["block_type"] == "table"]
+    assert "| Low | 5 mg 2 mg |" in table.text and table.requires_visual_check
+
+
+def test_pdf_headings_two_line_titles_and_sub_numbers(tmp_path: Path) -> None:
+    """A bold title over two lines is one heading; ``5.1 Governance`` set as text
+    under the bold ``5. DISCUSSION`` is a heading one level down."""
+    path = tmp_path / "agenda.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    y = 780
+
+    def put(text: str, font: str = "Helvetica", gap: int = 14) -> None:
+        nonlocal y
+        c.setFont(font, 10)
+        c.drawString(72, y, text)
+        y -= gap
+
+    put("Airworthiness Directives; The Boeing", "Helvetica-Bold")
+    put("Company Airplanes", "Helvetica-Bold", 28)
+    for n, title in ((4, "REPORT"), (5, "DISCUSSION")):
+        put(f"{n}. {title}", "Helvetica-Bold", 28)
+        put(f"{n}.1 Board Governance" if n == 5 else "The report was read.", gap=28)
+        for _ in range(3):
+            put("The board discussed the items of the agenda in the order given.")
+        y -= 14
+    c.showPage()
+    c.save()
+    d0 = _d0(read_markdown(path))
+    paths = {tuple(r.model_dump()["heading_path"]) for r in d0}
+    assert {r.doc_title for r in d0} == {"Airworthiness Directives; The Boeing Company Airplanes"}
+    assert any(p[-2:] == ("5. DISCUSSION", "5.1 Board Governance") for p in paths)
+    assert not any("The report was read." in p for p in paths)
+
+
+def test_pdf_outline_entry_not_on_its_page_is_kept_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "manual.pdf"
+    c = canvas.Canvas(str(path))
+    c.setFont("Helvetica", 10)
+    for page, (title, heading) in enumerate(
+        [("Line Width", "Line Width"), ("Create Curves", "Drawing Curves")]
+    ):
+        c.drawString(72, 750, heading)  # page 2's bookmark is not its text
+        c.drawString(72, 730, f"Text about {heading.lower()}.")
+        c.bookmarkPage(f"p{page}")
+        c.addOutlineEntry(title, f"p{page}", level=0)
+        c.showPage()
+    c.save()
+    d0 = _d0(read_markdown(path))
+    got = [(r.section_title, r.source_refs[0].page) for r in d0 if r.chunk_kind == "prose"]
+    assert got == [("Line Width", 1), ("Create Curves", 2)]
+    assert "Text about drawing curves." in next(
+        r.text for r in d0 if r.section_title == "Create Curves"
+    )
+
+
+def test_pdf_vector_drawing_is_a_flagged_figure(tmp_path: Path) -> None:
+    path = tmp_path / "shapes.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 780, "The shapes the tool draws:")
+    for i in range(6):
+        c.circle(100 + 70 * i, 600, 25)
+    c.showPage()
+    c.save()
+    d0 = _d0(read_markdown(path))
+    (figure,) = [r for r in d0 if r.chunk_kind == "block"]
+    assert "a drawing (vector graphics)" in figure.text and figure.requires_visual_check
+    assert figure.source_refs[0].page == 1
+
+
+def test_html_table_of_status_icons_is_flagged_and_checkboxes_read(tmp_path: Path) -> None:
+    page = tmp_path / "status.html"
+    page.write_text(
+        "<html><body><h1>Status</h1><table><tr><th>Task</th><th>Done</th></tr>"
+        '<tr><td>Load map</td><td><img src="tick.png"></td></tr></table>'
+        "<h2>Checks</h2><table><tr><th>Check</th><th>Yes</th><th>No</th></tr>"
+        '<tr><td>Literature only?</td><td><input type="checkbox"></td>'
+        '<td><input type="checkbox" checked="checked"></td></tr></table></body></html>'
+    )
+    d0 = _d0(read_markdown(page))
+    icons, checks = (r for r in d0 if r.chunk_kind == "block")
+    assert "| Load map |  |" in icons.text and icons.requires_visual_check
+    assert "| Literature only? | [ ] | [x] |" in checks.text and not checks.requires_visual_check
+
+
+def test_docx_form_checkboxes_keep_their_state() -> None:
+    """A real Word form (benchmarks/data/documents/docx/test07.docx): its legacy
+    check-box fields come through mammoth as inputs and keep whether they are ticked."""
+    path = Path(__file__).parent.parent / "benchmarks/data/documents/docx/test07.docx"
+    text = "\n".join(r.text for r in _d0(read_markdown(path)))
+    assert "| Is the research solely literature-based? | [ ] | [x] |" in text
+
+
+def test_pdf_transcript_line_numbers_dropped_lines_joined_title_from_metadata(
+    tmp_path: Path,
+) -> None:
+    """A double-spaced transcript page: its margin line numbers are not text, a sentence
+    broken over lines is one paragraph, and the metadata's title names the document
+    (a "Microsoft Word - x.doc" title does not)."""
+    path = tmp_path / "transcript.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setTitle("Knowles v. Mirzayance oral argument")
+    lines = [
+        "The above-entitled matter came on for oral",
+        "argument before the Supreme Court of the United States",
+        "at 1:01 p.m.",
+        "APPEARANCES:",
+        "STEVEN E. MERCER, ESQ., on behalf of the Petitioner.",
+    ]
+    for i in range(12):
+        y = 760 - 28 * i  # double spaced: each line its own text box
+        c.setFont("Helvetica", 10)
+        c.drawString(40, y, str(i + 1))
+        if i < len(lines):
+            c.drawString(100, y, lines[i])
+    c.showPage()
+    c.save()
+    d0 = _d0(read_markdown(path))
+    text = "\n".join(r.text for r in d0)
+    assert (
+        "The above-entitled matter came on for oral argument before the Supreme Court "
+        "of the United States at 1:01 p.m." in text
+    )
+    assert not any(line.strip().isdigit() for line in text.splitlines())
+    assert {r.doc_title for r in d0} == {"Knowles v. Mirzayance oral argument"}
+    word = tmp_path / "word.pdf"
+    c = canvas.Canvas(str(word), pagesize=A4)
+    c.setTitle("Microsoft Word - AGENDA 040616.doc")
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, 760, "Board Agenda")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 730, "The board meets at noon.")
+    c.showPage()
+    c.save()
+    assert {r.doc_title for r in _d0(read_markdown(word))} == {"Board Agenda"}
+
+
+def test_pdf_table_words_set_with_narrow_gaps_are_read_apart(tmp_path: Path) -> None:
+    """A PDF that sets the spaces of its table as 2-point gaps (the Senate's expense
+    report): its cells are read with their words apart, not run together."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    path = tmp_path / "expenses.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    xs, ys = [60, 200, 540], [700, 680, 660, 640]
+    for y in ys:
+        c.line(xs[0], y, xs[-1], y)
+    for x in xs:
+        c.line(x, ys[0], x, ys[-1])
+    rows = [
+        ("PAYEE", "DESCRIPTION"),
+        ("CITIBANK", "AIRFARE FOR SENATOR HAWLEY WASHINGTON TO SAINT LOUIS"),
+        ("AMTRAK", "TRAINFARE FOR STAFFER JOHNSON KANSAS CITY TO WASHINGTON"),
+    ]
+    c.setFont("Helvetica", 8)
+    for i, row in enumerate(rows):
+        for x, text in zip(xs, row, strict=False):
+            at = x + 4
+            for word in text.split():
+                c.drawString(at, ys[i] - 14, word)
+                at += stringWidth(word, "Helvetica", 8) + 2  # a 2-point gap, no space
+    c.showPage()
+    c.save()
+    (table,) = [r for r in _d0(read_markdown(path)) if r.model_dump()["block_type"] == "table"]
+    assert "AIRFARE FOR SENATOR HAWLEY WASHINGTON TO SAINT LOUIS" in table.text

@@ -13,7 +13,7 @@ from sectio.contract.profile import load_profile
 from sectio.errors import ConfigError
 from sectio.plan.models import Anchors, Intent, Layer, PlanProfile, Route, Signal, Subintent
 from sectio.plan.planner import layout_of
-from sectio.plan.policy import DocsLayout, PolicyResolver, anchor_signal_types, dedupe
+from sectio.plan.resolver import DocsLayout, PolicyResolver, anchor_signal_types, dedupe
 
 L = Layer
 SUMMARY = (Intent.DOCS_SUMMARY, Subintent.EXPLAIN)

@@ -312,7 +312,7 @@ def profile_page() -> str:
 
 def _docs_table() -> str:
     """``[docs]``: the path prefixes and markers of the docs planner (``DocsLayout``)."""
-    from sectio.plan.policy import DocsLayout
+    from sectio.plan.resolver import DocsLayout
 
     group = ""
     notes: dict[str, str] = {}

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from sectio.contract.result import Evidence, RetrievalResult, SearchResult
     from sectio.engine import Sectio
     from sectio.errors import SectioError
+    from sectio.rerank import Reranker
     from sectio.retrieve.decision import decide
     from sectio.retrieve.policy import EvidencePolicy
-    from sectio.retrieve.rerank import Reranker
     from sectio.settings import Settings
 
 __getattr__, __dir__ = exports(
@@ -30,7 +30,7 @@ __getattr__, __dir__ = exports(
         "CorpusProfile": "sectio.contract.profile",
         "Evidence": "sectio.contract.result",
         "EvidencePolicy": "sectio.retrieve.policy",
-        "Reranker": "sectio.retrieve.rerank",
+        "Reranker": "sectio.rerank",
         "RetrievalResult": "sectio.contract.result",
         "SearchResult": "sectio.contract.result",
         "Sectio": "sectio.engine",

@@ -22,8 +22,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sectio import telemetry
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
@@ -34,7 +35,7 @@ from sectio.index.manifest import Manifest, assert_compatible, check_serving
 from sectio.index.port import IndexBackend, LocalStore, WriteSize
 from sectio.retrieve import reads
 from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.search_filters import Filters, build_where
+from sectio.retrieve.search_filters import Filters, build_where, search_layers
 from sectio.settings import Settings
 
 # What a command may not need is imported where it is used: ``sectio info`` reads
@@ -42,6 +43,7 @@ from sectio.settings import Settings
 if TYPE_CHECKING:
     from sectio.contract.profile import CorpusProfile
     from sectio.contract.record import ChunkRecord
+    from sectio.contract.request import AskRequest
     from sectio.contract.result import Evidence, RetrievalResult, SearchResult
     from sectio.embed.cache import CachedEmbedder
     from sectio.embed.port import Embedder
@@ -51,17 +53,18 @@ if TYPE_CHECKING:
     from sectio.ingest.phases import PhaseClock
     from sectio.ingest.readers import ReadResult
     from sectio.ops.store import OpsStore
-    from sectio.plan import RetrievalPlan
-    from sectio.plan import Route as PlanRoute
+    from sectio.plan import DocsIntent, RetrievalPlan
+    from sectio.rerank import Reranker
     from sectio.retrieve.calibration import FusionCalibration
     from sectio.retrieve.facets import Assessment, FacetContext
     from sectio.retrieve.fusion import FusionParams
-    from sectio.retrieve.pipeline import Router
-    from sectio.retrieve.rerank import Reranker
+    from sectio.retrieve.pipeline import Pipeline
     from sectio.retrieve.scope import ReadScope
 
 #: The tenant of records that name none, and of a single-tenant library's reads.
 DEFAULT_TENANT = "default"
+#: A read's result (:meth:`Sectio._call`).
+R = TypeVar("R", "RetrievalResult", "SearchResult")
 
 
 class Sectio(OpsFacade):
@@ -104,7 +107,7 @@ class Sectio(OpsFacade):
         self._ops = ops
         self._ops_lock = threading.Lock()  # the server's trace and retention threads share it
         #: Routed retrieval state per open collection (name catalogs, compiled phrases).
-        self._routers: dict[str, Router] = {}
+        self._routers: dict[str, Pipeline] = {}
         #: Hybrid weights calibrated per open collection and tenant (see retrieve.calibration).
         self._fusion_calibration: FusionCalibration | None = None
         self._reranker: tuple[Reranker | None, str | None] | None = (
@@ -449,11 +452,12 @@ class Sectio(OpsFacade):
 
         tenant = self._tenant(tenant)
         coll = self.collection(collection)
-        filters, layers = search_layers(coll.profile, filters)
+        scoped, layers = search_layers(coll.profile, filters)
         params, reliability = FusionParams.from_settings(self.settings), None
-        if mode == "hybrid":
+        if mode == "hybrid":  # calibrated once per tenant, in its own span before the call
             params, reliability = self.fusion_calibration.measure(self._scope(coll, tenant))
-        with telemetry.call_span("search", collection, tenant) as span:
+
+        def run(tenant: str) -> SearchResult:
             result = run_search(
                 coll,
                 self.embedder,
@@ -461,18 +465,17 @@ class Sectio(OpsFacade):
                 tenant=tenant,
                 top_k=top_k,
                 mode=mode,
-                filters=filters,
+                filters=scoped,
                 params=params,
                 guard=self.tenant_guard,
             )
-            telemetry.set_attributes(span, telemetry.result_attributes(result))
-        if reliability is not None:
-            result.details["fusion_calibration"] = reliability.as_details(params.dense_scale)
-        if layers is not None:
-            result.details["layers"] = layers
-        if self._records(record):
-            self.record("search", result)
-        return result
+            if reliability is not None:
+                result.details["fusion_calibration"] = reliability.as_details(params.dense_scale)
+            if layers is not None:
+                result.details["layers"] = layers
+            return result
+
+        return self._call("search", collection, tenant, run, record=record)
 
     # --- tenant-scoped reads (search is one; the routes use sectio.retrieve.reads) ---
     def count(
@@ -534,10 +537,10 @@ class Sectio(OpsFacade):
         return [Evidence.from_payload(p.payload, 0.0, rank=None) for p in points]
 
     # --- routed retrieval: ask, lookup, assess --------------------------------------
-    def router(self, collection: str = DEFAULT_COLLECTION) -> Router:
+    def router(self, collection: str = DEFAULT_COLLECTION) -> Pipeline:
         """The routed-retrieval state of ``collection`` (kept while it stays open)."""
-        from sectio.registry import routes_for
-        from sectio.retrieve.pipeline import Router
+        from sectio.registry import domains_for, routes_for, rules_for
+        from sectio.retrieve.pipeline import Pipeline
         from sectio.retrieve.policy import EvidencePolicy
 
         coll = self.collection(collection)
@@ -546,10 +549,12 @@ class Sectio(OpsFacade):
             policy = EvidencePolicy.from_profile(coll.profile)
             if "rerank_timeout_s" not in coll.profile.policy:
                 policy = policy.with_overrides(rerank_timeout_s=self.settings.rerank_timeout_s)
-            router = Router(
+            router = Pipeline(
                 coll,
                 self.embedder,
                 routes=routes_for(coll.profile),
+                rules=rules_for(coll.profile),
+                domains=domains_for(coll.profile),
                 reranker=self._get_reranker,
                 policy=policy,
                 guard=self.tenant_guard,
@@ -591,7 +596,7 @@ class Sectio(OpsFacade):
     def _get_reranker(self) -> tuple[Reranker | None, str | None]:
         """The configured reranker (built once), or the error that kept it from loading."""
         if self._reranker is None:
-            from sectio.retrieve.rerank import build_reranker
+            from sectio.rerank import build_reranker
 
             try:
                 self._reranker = (build_reranker(self.settings), None)
@@ -631,21 +636,71 @@ class Sectio(OpsFacade):
             ConfigError: an empty question, an unknown ``turn_type``, or one the
                 collection's engine cannot honour.
         """
-        tenant = self._tenant(tenant)
-        context = self._conversation_doc(conversation_id, tenant) if conversation_id else None
-        with telemetry.call_span("ask", collection, tenant) as span:
-            result = self.router(collection).ask(
-                question,
-                tenant=tenant,
-                doc_id=doc_id,
-                section_key=section_key,
-                turn_type=turn_type,
-                top_k=top_k,
-                context_doc_id=context,
-            )
+        from sectio.contract.request import AskRequest
+
+        request = AskRequest.of(
+            question, doc_id=doc_id, section_key=section_key, turn_type=turn_type, top_k=top_k
+        )
+        return self.answer(
+            request,
+            collection=collection,
+            tenant=tenant,
+            conversation_id=conversation_id,
+            record=record,
+        )
+
+    def answer(
+        self,
+        request: AskRequest,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        tenant: str | None = None,
+        conversation_id: str | None = None,
+        record: bool | None = None,
+    ) -> RetrievalResult:
+        """:meth:`ask` for a request built by a front door (the CLI, the API, MCP): it
+        travels to the pipeline as it is, the conversation's previous document added
+        as its ``context_doc_id``.
+
+        Raises:
+            CollectionNotFound: no such collection.
+            ConfigError: a ``turn_type`` the collection's engine cannot honour.
+        """
+
+        def run(tenant: str) -> RetrievalResult:
+            if conversation_id:
+                context = self._conversation_doc(conversation_id, tenant)
+                if context is not None:
+                    return self.router(collection).answer(
+                        replace(request, context_doc_id=context), tenant=tenant
+                    )
+            return self.router(collection).answer(request, tenant=tenant)
+
+        records = record if conversation_id is None else record is not False
+        return self._call(
+            "ask", collection, tenant, run, record=records, conversation_id=conversation_id
+        )
+
+    def _call(
+        self,
+        kind: str,
+        collection: str,
+        tenant: str | None,
+        run: Callable[[str], R],
+        *,
+        record: bool | None,
+        conversation_id: str | None = None,
+    ) -> R:
+        """Every read: ``run(tenant)`` with the caller's tenant (default: ``default``) in an
+        OpenTelemetry span carrying the result's attributes, then its trace written
+        fail-open when ``record`` (default: ``write_traces``) says so.
+        """
+        scoped = self._tenant(tenant)
+        with telemetry.call_span(kind, collection, scoped) as span:
+            result = run(scoped)
             telemetry.set_attributes(span, telemetry.result_attributes(result))
-        if self._records(record if conversation_id is None else record is not False):
-            self.record("ask", result, conversation_id=conversation_id)
+        if self._records(record):
+            self.record(kind, result, conversation_id=conversation_id)
         return result
 
     def _conversation_doc(self, conversation_id: str, tenant: str) -> str | None:
@@ -678,13 +733,13 @@ class Sectio(OpsFacade):
             CollectionNotFound: no such collection.
             ConfigError: an empty phrase.
         """
-        tenant = self._tenant(tenant)
-        with telemetry.call_span("lookup", collection, tenant) as span:
-            result = self.router(collection).lookup(phrase, tenant=tenant)
-            telemetry.set_attributes(span, telemetry.result_attributes(result))
-        if self._records(record):
-            self.record("lookup", result)
-        return result
+        return self._call(
+            "lookup",
+            collection,
+            tenant,
+            lambda scoped: self.router(collection).lookup(phrase, tenant=scoped),
+            record=record,
+        )
 
     def assess(
         self,
@@ -705,7 +760,7 @@ class Sectio(OpsFacade):
 
     def plan(
         self, question: str, *, collection: str = DEFAULT_COLLECTION, tenant: str | None = None
-    ) -> tuple[PlanRoute, RetrievalPlan]:
+    ) -> tuple[DocsIntent, RetrievalPlan]:
         """How the docs planner routes ``question`` and the plan it builds (nothing is run).
 
         Raises:
@@ -870,25 +925,3 @@ class Sectio(OpsFacade):
 def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:
     """A manifest as plain data, without its profile (what info and the API show)."""
     return manifest.model_dump(mode="json", exclude={"profile"}) if manifest else None
-
-
-def search_layers(
-    profile: CorpusProfile, filters: Filters | None
-) -> tuple[Filters | None, list[str] | str | None]:
-    """The filters a plain search runs with, and the layers it reads (None: not layered).
-
-    A docs collection's D1-D5 entries are derived index rows (catalog, facts,
-    entities, workflows, relations) for the planner; a plain search reads D0,
-    the documents' own chunks, unless ``filters`` names a ``layer`` or ``"all"``.
-    """
-    if profile.engine != "docs_planner":
-        return filters, None
-    given = dict(filters or {})
-    layer = given.get("layer")
-    wanted = [layer] if isinstance(layer, str) else list(layer or [])
-    if "all" in wanted:
-        given.pop("layer")
-        return given, "all"
-    if not wanted:
-        given["layer"] = wanted = ["D0"]
-    return given, [str(v) for v in wanted]

@@ -1,10 +1,15 @@
-"""Request bodies. Unknown fields are rejected; the tenant is never a body field."""
+"""Request and response bodies. Unknown request fields are rejected; the tenant is never
+a body field. Every route declares its response model (the OpenAPI schema); the
+retrieval routes answer with :class:`~sectio.contract.result.RetrievalResult` and
+:class:`~sectio.contract.result.SearchResult`."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from sectio.contract.request import AskRequest
 
 
 class _Body(BaseModel):
@@ -21,6 +26,20 @@ class RetrieveRequest(_Body):
     turn_type: str | None = Field(default=None, description="e.g. `drug_overview`.")
     top_k: int | None = Field(default=None, description="Clamped to [1, 50].")
     conversation_id: str | None = Field(default=None, max_length=128)
+
+    def ask_request(self, query: str) -> AskRequest:
+        """The engine's request for ``query`` (this body's checked ``query``).
+
+        Raises:
+            ConfigError: an empty question or an unknown ``turn_type``.
+        """
+        return AskRequest.of(
+            query,
+            doc_id=self.doc_id,
+            section_key=self.section_key,
+            turn_type=self.turn_type,
+            top_k=self.top_k,
+        )
 
 
 class SearchRequest(_Body):
@@ -57,3 +76,85 @@ class ErrorBody(BaseModel):
     """Every error response: ``{"error": {"code": ..., "message": ...}}``."""
 
     error: dict[str, str]
+
+
+# --- response bodies (the OpenAPI schema of every route) -----------------------------
+class _Response(BaseModel):
+    """A response body; keys beyond the declared ones are kept (documented where they are)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class Health(_Response):
+    """``GET /healthz``: the process is alive."""
+
+    status: Literal["ok"]
+
+
+class CollectionReadiness(_Response):
+    """One collection's readiness: ``ready`` and, when not, why (``reason``)."""
+
+    ready: bool
+    reason: str | None = None
+
+
+class Readiness(_Response):
+    """``GET /readyz``: every configured collection's readiness (503 when one is not)."""
+
+    ready: bool
+    collections: dict[str, CollectionReadiness]
+    reason: str | None = Field(default=None, description="`starting`, or no collections.")
+
+
+class CollectionSummary(_Response):
+    """A served collection as the caller's tenant sees it."""
+
+    name: str
+    ready: bool
+    reason: str | None = None
+    count: int = Field(description="The caller's tenant's chunks.")
+    model_id: str | None = None
+    profile_name: str | None = None
+
+
+class Collections(_Response):
+    """``GET /v1/collections``: the collections served here, by name."""
+
+    collections: list[CollectionSummary]
+
+
+class CollectionDetail(_Response):
+    """``GET /v1/collections/{name}``: readiness, the caller's chunk count (``count``,
+    also ``tenant_count``) and the manifest's public fields (``manifest``)."""
+
+    name: str
+    ready: bool
+    reason: str | None = None
+    tenant: str
+    count: int | None = None
+    tenant_count: int | None = None
+    manifest: dict[str, Any] | None = None
+
+
+class FeedbackStored(_Response):
+    """``POST /v1/feedback``: the stored feedback (``updated``: it replaced earlier feedback)."""
+
+    feedback_id: str
+    trace_id: str
+    tenant: str
+    conversation_id: str | None = None
+    rating: str
+    comment: str | None = None
+    created_at: str
+    updated_at: str
+    updated: bool = False
+
+
+class TraceRecord(_Response):
+    """``GET /v1/traces/{trace_id}``: one stored retrieval trace (the operational
+    store's row: route, decision, citations, timings, ...)."""
+
+    trace_id: str
+    tenant: str
+    route: str | None = None
+    decision: str | None = None

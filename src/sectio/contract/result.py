@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sectio.contract.diagnostics import Diagnostics
 from sectio.contract.record import SourceRef
 
 Decision = Literal["ANSWERABLE", "ABSTAIN", "VERIFY_SOURCE"]
@@ -112,8 +113,11 @@ class RetrievalResult(BaseModel):
     """What ``ask`` (and the docs planner) return: evidence plus a decision.
 
     ``route`` names the path taken (``section``, ``overview``, ``free_form``,
-    ``fallback_search``, ``lookup``, ``docs_plan``, ...). ``details`` holds
-    route-specific facts (pooled sections, rerank fail-open, plan steps, ...).
+    ``fallback_search``, ``lookup``, ``docs_plan``, ...). ``details`` holds what
+    each stage found (:class:`~sectio.contract.diagnostics.Diagnostics`: the
+    resolution, pooled sections, rerank fail-open, packing, the answerability
+    verdict, plan steps, ...); it serialises to the keys a stage set, and reads
+    as a mapping of them too (``details["rerank"]["status"]``).
     """
 
     query: str
@@ -126,6 +130,6 @@ class RetrievalResult(BaseModel):
     resolved_section_key: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
     omitted_evidence_ids: list[str] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: Diagnostics = Field(default_factory=Diagnostics)
     trace_id: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -18,11 +18,19 @@ from sectio.ops.errors import (
     TraceNotFound,
 )
 from sectio.ops.migrate import MigrationReport, head_revision
-from sectio.ops.records import Feedback, PurgeReport, TraceSummary, Turn, summarize
+from sectio.ops.records import (
+    ConversationTurn,
+    Feedback,
+    PurgeReport,
+    TraceSummary,
+    Turn,
+    summarize,
+)
 from sectio.ops.retention import apply_retention, retention_loop
 from sectio.ops.store import OpsStore, utc_now
 
 __all__ = [
+    "ConversationTurn",
     "Feedback",
     "InvalidInput",
     "MigrationReport",

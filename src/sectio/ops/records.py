@@ -86,7 +86,7 @@ class Feedback:
 
 
 @dataclass(frozen=True)
-class Turn:
+class ConversationTurn:
     """One line of a conversation."""
 
     id: int
@@ -100,6 +100,10 @@ class Turn:
     def as_dict(self) -> dict[str, Any]:
         """Plain data for ``--json``."""
         return _jsonable(self)
+
+
+#: The former name of :class:`ConversationTurn` (it collided with the pipeline's turn).
+Turn = ConversationTurn
 
 
 @dataclass(frozen=True)
@@ -236,12 +240,12 @@ def trace_values(
             omitted_evidence_ids=[],
         )
         return row
-    details = result.details or {}
-    intent = details.get("query_intent") or details.get("intent") or result.route
-    scope = details.get("subject_scope") or result.resolved_doc_id
+    details = result.details
+    intent = details.query_intent or details.intent or result.route
+    scope = details.subject_scope or result.resolved_doc_id
     row.update(
         route=result.route,
-        query_intent=str(intent),
+        query_intent=intent if isinstance(intent, str) else str(intent.model_dump()),
         subject_scope=str(scope) if scope is not None else None,
         decision=result.decision,
         reason=result.reason,

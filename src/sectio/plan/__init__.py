@@ -5,7 +5,7 @@ Deterministic end to end (no LLM). For a Markdown (``docs`` profile) collection:
 1. :class:`~sectio.plan.router.IntentRouter` reads the question into a route:
    intent, subintent and anchors found in the text and in the collection's D1
    (documents) and D3 (entities) catalogs;
-2. :class:`~sectio.plan.policy.PolicyResolver` turns the route into exactly one
+2. :class:`~sectio.plan.resolver.PolicyResolver` turns the route into exactly one
    :class:`~sectio.plan.models.RetrievalPlan` (profile, layers, limit, filters);
 3. :class:`~sectio.plan.executor.PlanExecutor` runs it: exact-path seeds,
    substring fallback, hybrid retrieval with hard filters and soft boosts,
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from sectio.plan.models import (
     Anchors,
+    DocsIntent,
     Intent,
     Layer,
     PlanProfile,
@@ -43,17 +44,18 @@ from sectio.plan.models import (
     Subintent,
 )
 from sectio.plan.planner import DocsPlanner, DocsPlanRoute
-from sectio.plan.policy import DocsLayout, PolicyResolver, anchor_signal_types
+from sectio.plan.resolver import DocsLayout, PolicyResolver, anchor_signal_types
 from sectio.plan.router import IntentRouter
 
 
-def plan_question(question: str) -> tuple[Route, RetrievalPlan]:
+def plan_question(question: str) -> tuple[DocsIntent, RetrievalPlan]:
     """The route and plan of ``question`` from its own text (no collection, default layout)."""
     return DocsPlanner().plan(None, question)
 
 
 __all__ = [
     "Anchors",
+    "DocsIntent",
     "DocsLayout",
     "DocsPlanRoute",
     "DocsPlanner",

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sectio.contract.layers import Layer
 from sectio.index.collection import Collection
 from sectio.index.filters import AnyOf, tenant_where
 from sectio.retrieve.reads import scroll_all
@@ -255,12 +256,15 @@ class DocsCatalog:
 
 def load_catalog(scope: ReadScope, page: int = 512) -> DocsCatalog:
     """Read the D1 and D3 points of the scope's tenant (a complete scroll, tenant-checked)."""
-    where = tenant_where(scope.tenant, AnyOf("layer", ("D1", "D3")))
+    where = tenant_where(
+        scope.tenant,
+        AnyOf("layer", (Layer.D1_DOCUMENT_CATALOG.value, Layer.D3_ENTITY_CATALOG.value)),
+    )
     points = scroll_all(
         scope.index, scope.tenant, where, guard=scope.guard, page=page, route="docs_catalog"
     )
-    d1 = [p.payload for p in points if p.payload.get("layer") == "D1"]
-    d3 = [p.payload for p in points if p.payload.get("layer") == "D3"]
+    d1 = [p.payload for p in points if p.payload.get("layer") == Layer.D1_DOCUMENT_CATALOG]
+    d3 = [p.payload for p in points if p.payload.get("layer") == Layer.D3_ENTITY_CATALOG]
     d1.sort(key=lambda p: str(p.get("doc_id")))
     d3.sort(key=lambda p: str(p.get("chunk_id")))
     return DocsCatalog.from_payloads(d1, d3)

@@ -40,11 +40,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sectio.contract.layers import Layer
 from sectio.index.filters import AnyOf, Condition, Eq, Prefix, Where, tenant_where
 from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint, best_cosine
 from sectio.plan.catalog import DocsCatalog
-from sectio.plan.models import Layer, RetrievalPlan
+from sectio.plan.models import RetrievalPlan
 from sectio.retrieve.reads import retrieve_points
 from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.search import fused_top

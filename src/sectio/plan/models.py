@@ -1,7 +1,7 @@
 """The planner's data: intents, anchors, the route, signals, layers and the retrieval plan.
 
 Example:
-    >>> route = Route(question="where is sync-waves.md?", intent=Intent.DOCS_LOOKUP,
+    >>> route = DocsIntent(question="where is sync-waves.md?", intent=Intent.DOCS_LOOKUP,
     ...               subintent=Subintent.FIND_FILES,
     ...               anchors=Anchors(file_names=("sync-waves.md",)))
     >>> route.anchors.file_names
@@ -14,6 +14,8 @@ from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from sectio.contract.layers import Layer
 
 
 class Intent(StrEnum):
@@ -35,17 +37,6 @@ class Subintent(StrEnum):
     TROUBLESHOOT = "TROUBLESHOOT"
     REFERENCE = "REFERENCE"
     LOOKUP = "LOOKUP"
-
-
-class Layer(StrEnum):
-    """Index layers of a docs collection; the value is the points' ``layer`` field."""
-
-    D0_DOC_CHUNKS = "D0"
-    D1_DOCUMENT_CATALOG = "D1"
-    D2_FACT_INDEX = "D2"
-    D3_ENTITY_CATALOG = "D3"
-    D4_WORKFLOW_INDEX = "D4"
-    D5_RELATION_GRAPH = "D5"
 
 
 class Signal(StrEnum):
@@ -86,7 +77,7 @@ class Anchors(_Frozen):
     process_subdomain: str | None = None
 
 
-class Route(_Frozen):
+class DocsIntent(_Frozen):
     """The router's reading of a question. ``notes`` says which rule produced what."""
 
     question: str
@@ -95,6 +86,10 @@ class Route(_Frozen):
     anchors: Anchors = Field(default_factory=Anchors)
     target_terms: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+
+#: The former name of :class:`DocsIntent` (it collided with the pipeline's route protocol).
+Route = DocsIntent
 
 
 class RetrievalPlan(_Frozen):
@@ -115,6 +110,7 @@ class RetrievalPlan(_Frozen):
 
 __all__ = [
     "Anchors",
+    "DocsIntent",
     "Intent",
     "Layer",
     "PlanProfile",

@@ -11,14 +11,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sectio.contract.diagnostics import Diagnostics, RowLimit
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.request import AskRequest
 from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
 from sectio.plan.catalog import CatalogCache, DocsCatalog
 from sectio.plan.executor import MAX_ROWS_PER_DOC, Execution, PlanExecutor
-from sectio.plan.models import Anchors, RetrievalPlan, Route
-from sectio.plan.policy import DocsLayout, PolicyResolver, dedupe
+from sectio.plan.models import Anchors, DocsIntent, RetrievalPlan
+from sectio.plan.resolver import DocsLayout, PolicyResolver, dedupe
 from sectio.plan.router import IntentRouter
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scope import ReadScope
@@ -48,7 +49,7 @@ class DocsPlanner:
         """The scope's tenant's D1/D3 catalog (read once per open collection)."""
         return self.catalogs.get(scope)
 
-    def plan(self, scope: ReadScope | None, question: str) -> tuple[Route, RetrievalPlan]:
+    def plan(self, scope: ReadScope | None, question: str) -> tuple[DocsIntent, RetrievalPlan]:
         """The route and plan of ``question`` (text anchors only when there is no scope)."""
         catalog = self.catalog(scope) if scope is not None else None
         route = IntentRouter(catalog).route(question)
@@ -87,7 +88,7 @@ class DocsPlanner:
 
 
 def build_outcome(
-    route: Route,
+    route: DocsIntent,
     plan: RetrievalPlan,
     execution: Execution,
     timings: dict[str, float] | None = None,
@@ -106,21 +107,19 @@ def build_outcome(
     return Outcome(
         ROUTE_NAME,
         evidence,
-        {
-            "intent": route.intent.value,
-            "query_intent": f"{route.intent.value}/{route.subintent.value}",
-            "route": route.model_dump(mode="json"),
-            "plan": plan.model_dump(mode="json"),
-            "steps": execution.steps,
-            "documents": list(dict.fromkeys(str(e.doc_id) for e in evidence)),
+        Diagnostics(
+            intent=route.intent.value,
+            query_intent=f"{route.intent.value}/{route.subintent.value}",
+            route=route.model_dump(mode="json"),
+            plan=plan.model_dump(mode="json"),
+            steps=execution.steps,
+            documents=list(dict.fromkeys(str(e.doc_id) for e in evidence)),
             # why omitted_evidence_ids were left out: the plan's row limit, or the
             # per-document cap of the hybrid step (never a token budget: no packing here)
-            "row_limit": {
-                "limit": plan.limit,
-                "per_document": MAX_ROWS_PER_DOC,
-                "omitted": len(execution.omitted),
-            },
-        },
+            row_limit=RowLimit(
+                limit=plan.limit, per_document=MAX_ROWS_PER_DOC, omitted=len(execution.omitted)
+            ),
+        ),
         doc_id=str(seeds[0].payload.get("doc_id")) if seeds else None,
         omitted=execution.omitted,
         timings={k: round(v, 3) for k, v in (timings or {}).items()},

@@ -1,4 +1,4 @@
-"""The intent router: question -> :class:`Route` (intent, subintent, anchors). No LLM.
+"""The intent router: question -> :class:`DocsIntent` (intent, subintent, anchors). No LLM.
 
 Anchors come from two places:
 
@@ -42,7 +42,7 @@ from sectio.plan.catalog import (
     norm,
     tokens,
 )
-from sectio.plan.models import Anchors, Intent, Route, Subintent
+from sectio.plan.models import Anchors, DocsIntent, Intent, Subintent
 
 #: An entity defined in more documents than this anchors nothing.
 MAX_ENTITY_DOCS = 6
@@ -242,7 +242,7 @@ class IntentRouter:
         return Intent.DOCS_SUMMARY, Subintent.LOOKUP
 
     # --- the route ----------------------------------------------------------------------
-    def route(self, question: str) -> Route:
+    def route(self, question: str) -> DocsIntent:
         """Read ``question`` into a route (deterministic: same catalog, same route)."""
         notes: list[str] = []
         words = tokens(question)
@@ -283,7 +283,7 @@ class IntentRouter:
         )
         intent, subintent = self._intent(question, anchors, words)
         terms = tuple(dict.fromkeys(w for w in words if w not in STOPWORDS and len(w) > 1))
-        return Route(
+        return DocsIntent(
             question=question,
             intent=intent,
             subintent=subintent,

@@ -34,8 +34,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
-from typing import Any
 
+from sectio.contract.diagnostics import BrandFact
 from sectio.errors import ProfileError
 from sectio.retrieve.text import Tokens, tokens
 
@@ -109,13 +109,16 @@ class BrandName:
         """The brand as a reader writes it ("Effexor XR")."""
         return " ".join(w.upper() if len(w) <= 3 else w.capitalize() for w in self.brand)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_fact(self, via: str | None = None) -> BrandFact:
         """The brand, its ingredients and how it was read ("Paxil -> paroxetine")."""
-        return {
-            "brand": self.display,
-            "ingredients": list(self.ingredients),
-            "read_as": f"{self.display} -> {', '.join(self.ingredients)}",
-        }
+        fact = BrandFact(
+            brand=self.display,
+            ingredients=list(self.ingredients),
+            read_as=f"{self.display} -> {', '.join(self.ingredients)}",
+        )
+        if via is not None:
+            fact.via = via
+        return fact
 
 
 class BrandTable:

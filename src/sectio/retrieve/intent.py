@@ -35,11 +35,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from sectio.contract.diagnostics import IntentReport, SectionScore
 from sectio.contract.profile import CorpusProfile, IntentSettings
 
 Choice = Literal["section", "sections", "free_form"]
@@ -54,14 +55,15 @@ class IntentReading:
     chosen: tuple[str, ...]
     settings: IntentSettings
 
-    def as_details(self) -> dict[str, Any]:
-        return {
-            "choice": self.choice,
-            "chosen": list(self.chosen),
-            "ranked": [{"section_key": k, "score": round(s, 4)} for k, s in self.ranked[:3]],
-            "min_score": self.settings.min_score,
-            "margin": self.settings.margin,
-        }
+    def as_details(self) -> IntentReport:
+        """What ``details.intent`` shows: the choice and the three best sections."""
+        return IntentReport(
+            choice=self.choice,
+            chosen=list(self.chosen),
+            ranked=[SectionScore(section_key=k, score=round(s, 4)) for k, s in self.ranked[:3]],
+            min_score=self.settings.min_score,
+            margin=self.settings.margin,
+        )
 
 
 class IntentClassifier:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from sectio.contract.diagnostics import PackingReport
 from sectio.contract.result import Evidence
 
 
@@ -33,8 +34,12 @@ class Packed:
     tokens: int = 0
     budget: int = 0
 
-    def details(self) -> dict[str, int]:
-        return {"tokens": self.tokens, "budget": self.budget, "omitted": len(self.omitted_ids)}
+    def report(self, top_k: int | None = None) -> PackingReport:
+        """What ``details.packing`` shows (``top_k``: the ranked evidence kept before packing)."""
+        out = PackingReport(tokens=self.tokens, budget=self.budget, omitted=len(self.omitted_ids))
+        if top_k is not None:
+            out.top_k = top_k
+        return out
 
 
 def pack(evidence: Sequence[Evidence], budget: int, count_tokens: Callable[[str], int]) -> Packed:

@@ -1,6 +1,6 @@
 """The routed-retrieval pipeline: resolve -> route -> rerank -> hydrate -> pack -> decide.
 
-One :class:`Router` per open collection holds what is worth keeping between
+One :class:`Pipeline` per open collection holds what is worth keeping between
 questions (the profile's compiled section phrases, the policy numbers, per
 tenant the catalog of document names) and runs every question through the
 same named stages, in this order:
@@ -36,43 +36,50 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
 
 from sectio import telemetry
+from sectio.contract.diagnostics import Hydration, Ranking, RerankStatus
 from sectio.contract.request import AskRequest
 from sectio.contract.result import RetrievalResult
 from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
 from sectio.index.filters import Eq, tenant_where
+from sectio.rerank import rerank_fail_open
 from sectio.retrieve import answerability as ans
+from sectio.retrieve.answerability.rules import with_rules_before
 from sectio.retrieve.calibration import FusionCalibration, dense_floor
 from sectio.retrieve.decision import decide
+from sectio.retrieve.domain import DomainPack
 from sectio.retrieve.facets import Assessment, FacetContext, assess
 from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.hydrate import hydrate_parents
 from sectio.retrieve.packing import pack
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.rerank import rerank_fail_open
 from sectio.retrieve.resolve import Resolver
 from sectio.retrieve.routes import section_routes
 from sectio.retrieve.routes.base import Route, Turn
 from sectio.retrieve.scope import ReadScope, RerankerProvider, no_reranker
+from sectio.retrieve.words import common_words
 
 #: A pipeline stage: reads and fills the turn.
 Stage = Callable[[ReadScope, Turn], None]
 
 
-class Router:
+class Pipeline:
     """Routed retrieval over one open collection.
 
     ``routes`` are tried in order (default: :func:`sectio.retrieve.routes.section_routes`).
     ``guard`` is the second tenant check of every read (the owning
     :class:`sectio.Sectio` passes its own, so drops are counted on /metrics);
-    a router built alone gets a guard of its own.
+    a router built alone gets a guard of its own. ``rules`` are the answerability
+    chain (default: every rule of :mod:`sectio.retrieve.answerability.rules`, the
+    docs planner's chain); ``domains`` the domain packs the profile turns on
+    (:mod:`sectio.retrieve.domain`): they annotate the resolution and run their
+    rules before ``compound_name``. ``sectio.registry`` picks both for an engine.
 
     Example:
-        >>> router = Router(sectio.collection("labels"), sectio.embedder)  # doctest: +SKIP
+        >>> router = Pipeline(sectio.collection("labels"), sectio.embedder)  # doctest: +SKIP
         >>> router.ask("who should not take metformin", tenant="default").route  # doctest: +SKIP
         'section'
     """
@@ -88,6 +95,8 @@ class Router:
         guard: TenantGuard | None = None,
         fusion: FusionParams | None = None,
         calibration: FusionCalibration | None = None,
+        rules: Sequence[ans.Rule] | None = None,
+        domains: Sequence[DomainPack] = (),
     ) -> None:
         self.collection = collection
         self.embedder = embedder
@@ -97,15 +106,19 @@ class Router:
         #: Per-tenant calibrated fusion (None: ``fusion`` as given, for every tenant).
         self.calibration = calibration
         self.routes: tuple[Route, ...] = tuple(routes) if routes is not None else section_routes()
-        common = ans.common_words(embedder.count_tokens)
-        self.resolver = Resolver(collection.profile, guard=self.guard, common=common)
-        self.judge = ans.Judge(
-            collection.profile.answerability,
+        common = common_words(embedder.count_tokens)
+        profile = collection.profile
+        self.resolver = Resolver(profile, guard=self.guard, common=common, domains=domains)
+        words = ans.Vocabulary(
             collection.lexical,
             self.resolver.routing_words,
             common=common,
-            generic=collection.lexical.terms(" ".join(collection.profile.anchors.generic)),
+            generic=collection.lexical.terms(" ".join(profile.anchors.generic)),
         )
+        chain = ans.chain(rules)
+        for domain in domains:  # a domain's rules run before compound_name
+            chain = with_rules_before(chain, "compound_name", domain.rules())
+        self.judge = ans.Judge(profile.answerability, words, chain)
         self._reranker = reranker or no_reranker
         self._floors: dict[str, float] = {}
         self._catalog_floors: dict[str, float] = {}
@@ -223,10 +236,12 @@ class Router:
                 with telemetry.span("sectio.resolve"):
                     turn.resolution = self.resolver.resolve(scope, turn)
                 turn.timings["resolve"] = round((time.perf_counter() - t0) * 1000, 3)
+                turn.details.doc_resolution = turn.resolution.doc_facts
+                turn.details.section_resolution = turn.resolution.section_facts
             outcome = route.run(scope, turn)
             if outcome is not None:
                 turn.outcome = outcome
-                turn.details.update(outcome.details)
+                turn.details.merge(outcome.details)
                 return
         raise RuntimeError(f"no route answered; routes: {[r.name for r in self.routes]}")
 
@@ -237,7 +252,7 @@ class Router:
             return
         reranker, error = scope.reranker()
         if not outcome.evidence:
-            status: dict[str, Any] = {"status": "skipped"}
+            status = RerankStatus(status="skipped")
         else:
             result = rerank_fail_open(
                 reranker,
@@ -250,13 +265,14 @@ class Router:
             if result.scores is not None:
                 for item, score in zip(outcome.evidence, result.scores, strict=True):
                     item.score = float(score)
-            status = dict(result.details)
+            status = result.status.model_copy()
         if error:
-            status = {"status": "unavailable", "error": error}
-        status["failed"] = status.get("status") in ("error", "timeout", "unavailable")
-        ranking = turn.details.setdefault("ranking", {})
-        ranking["order"] = "rerank" if status.get("status") == "ok" else "hybrid"
-        turn.details["rerank"] = status
+            status = RerankStatus(status="unavailable", error=error)
+        status.failed = status.did_fail
+        if turn.details.ranking is None:
+            turn.details.ranking = Ranking()
+        turn.details.ranking.order = "rerank" if status.status == "ok" else "hybrid"
+        turn.details.rerank = status
 
     def hydrate(self, scope: ReadScope, turn: Turn) -> None:
         """Ranked outcomes: children carrying a ``parent_id`` are replaced by their parents."""
@@ -265,7 +281,7 @@ class Router:
             return
         hydrated = hydrate_parents(scope, outcome.evidence)
         if hydrated.parents or hydrated.missing:
-            turn.details["hydration"] = {"parents": hydrated.parents, "missing": hydrated.missing}
+            turn.details.hydration = Hydration(parents=hydrated.parents, missing=hydrated.missing)
         outcome.evidence = hydrated.evidence
 
     def pack(self, scope: ReadScope, turn: Turn) -> None:
@@ -274,13 +290,13 @@ class Router:
         if outcome is None or outcome.finish == "none":
             return
         evidence = outcome.evidence
-        facts: dict[str, Any] = {}
+        keep = None
         if outcome.finish == "rank":
             keep = outcome.keep or turn.request.keep(scope.policy.rerank_top_k)
-            evidence, facts = evidence[:keep], {"top_k": keep}
+            evidence = evidence[:keep]
         packed = pack(evidence, scope.policy.max_context_tokens, scope.count_tokens)
         outcome.evidence, outcome.omitted = packed.kept, [*outcome.omitted, *packed.omitted_ids]
-        turn.details["packing"] = {**packed.details(), **facts}
+        turn.details.packing = packed.report(top_k=keep)
 
     def answerability(self, scope: ReadScope, turn: Turn) -> None:
         """Abstain when the evidence does not cover what the question is about.
@@ -336,3 +352,7 @@ class Router:
             item.rank = i + 1
         if turn.decision is None:
             turn.decision, turn.reason = decide(turn.outcome.evidence)
+
+
+#: The former name of :class:`Pipeline` (it read as the docs planner's intent router).
+Router = Pipeline

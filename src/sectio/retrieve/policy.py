@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sectio.contract.profile import CorpusProfile
+from sectio.rerank import DEFAULT_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,8 @@ class EvidencePolicy:
         safety_hits_per_section: anchored hits kept per section of a facet.
         safety_sections_per_candidate: sections with hits kept per assessed document.
         section_page_size: scroll page size of the section route (it pages to the end).
-        rerank_timeout_s: a reranker slower than this is abandoned (fail-open).
+        rerank_timeout_s: a reranker slower than this is abandoned (fail-open;
+            ``SECTIO_RERANK_TIMEOUT_S`` unless the profile sets it).
     """
 
     minimum_score: float = 0.12
@@ -61,7 +63,7 @@ class EvidencePolicy:
     safety_hits_per_section: int = 1
     safety_sections_per_candidate: int = 4
     section_page_size: int = 256
-    rerank_timeout_s: float = 10.0
+    rerank_timeout_s: float = DEFAULT_TIMEOUT_S
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, float]) -> EvidencePolicy:

@@ -24,8 +24,8 @@ BM25 score.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from sectio.contract.diagnostics import PooledSection, Pooling
 from sectio.contract.profile import PoolingSettings
 from sectio.contract.result import Evidence
 from sectio.index.filters import AnyOf, Eq, tenant_where
@@ -39,7 +39,7 @@ class Pooled:
     """Pooled evidence and what the pooling step decided."""
 
     evidence: list[Evidence] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Pooling = field(default_factory=lambda: Pooling(enabled=False))
 
 
 def pool_sections(
@@ -55,10 +55,10 @@ def pool_sections(
     collection, tenant = scope.collection, scope.tenant
     settings = settings or collection.profile.pooling
     if section_key not in settings.enabled_sections or settings.max_sections <= 0:
-        return Pooled(details={"enabled": False})
+        return Pooled(details=Pooling(enabled=False))
     vectors = collection.lexical.encode_query(question)
     if not vectors:
-        return Pooled(details={"enabled": True, "sections": [], "why": "no_query_terms"})
+        return Pooled(details=Pooling(enabled=True, sections=[], why="no_query_terms"))
     where = prose_where(tenant, Eq("doc_id", doc_id)).and_not(
         AnyOf("section_key", (section_key, *settings.excluded_sections))
     )
@@ -105,17 +105,15 @@ def pool_sections(
             evidence.append(item)
     return Pooled(
         evidence,
-        {
-            "enabled": True,
-            "min_matched_terms": settings.min_matched_terms,
-            "query_terms": len(asked),
-            "sections": [
-                {
-                    "section_key": k,
-                    "matched_terms": strength(v)[0],
-                    "score": round(strength(v)[1], 4),
-                }
+        Pooling(
+            enabled=True,
+            min_matched_terms=settings.min_matched_terms,
+            query_terms=len(asked),
+            sections=[
+                PooledSection(
+                    section_key=k, matched_terms=strength(v)[0], score=round(strength(v)[1], 4)
+                )
                 for k, v in ranked
             ],
-        },
+        ),
     )

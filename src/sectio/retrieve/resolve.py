@@ -16,14 +16,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sectio.contract.diagnostics import (
+    DocFacts,
+    SectionFacts,
+    SectionPick,
+    WordRead,
+)
 from sectio.contract.profile import CorpusProfile
 from sectio.index.lexical import LexicalEncoder
-from sectio.retrieve.answerability import SubjectWords, TermStats
-from sectio.retrieve.brands import BrandName, BrandTable, ingredient_key
+from sectio.retrieve.brands import BrandTable, ingredient_key
+from sectio.retrieve.domain import DomainPack, Reading
 from sectio.retrieve.learned import LearnedVocabulary
 from sectio.retrieve.learned.reading import learned_reading
 from sectio.retrieve.reads import TenantGuard, scroll_all
@@ -31,6 +37,7 @@ from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
 from sectio.retrieve.resolve_section import SectionMatch, SectionResolver, joined_match
 from sectio.retrieve.routes.base import Resolution, Turn
 from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.stats import SubjectWords, TermStats
 from sectio.retrieve.text import Tokens, tokens
 
 #: Scroll page of the one complete read that builds a tenant's view.
@@ -72,11 +79,13 @@ class Resolver:
         guard: TenantGuard,
         common: Callable[[str], bool] = lambda _w: False,
         brand_table: BrandTable | None = None,
+        domains: Sequence[DomainPack] = (),
     ) -> None:
         """``common``: whether a word is a common word of the language (a brand made
         only of such words is never read as a name); ``brand_table``: the brands
         read as their ingredients' documents (None: the bundled table when the
-        profile's ``[names] brand_table`` is on, else none)."""
+        profile's ``[names] brand_table`` is on, else none); ``domains``: the domain
+        packs that annotate what was read (:mod:`sectio.retrieve.domain`)."""
         self.profile = profile
         self.sections = SectionResolver(profile)
         #: Every word of the routing phrases (never a brand's word; computed once).
@@ -88,6 +97,7 @@ class Resolver:
         if brand_table is None and profile.names.brand_table:
             brand_table = BrandTable.bundled()
         self.brand_table = brand_table
+        self.domains = tuple(domains)
         self._views: dict[str, CorpusView] = {}
 
     def view(self, scope: ReadScope) -> CorpusView:
@@ -150,82 +160,11 @@ class Resolver:
             w in self.routing_words for w in brand
         )
 
-    def _brands_elsewhere(
-        self, words: Tokens, held: frozenset[tuple[str, ...]]
-    ) -> list[dict[str, Any]]:
-        """Brands the question (its ``words``) names whose ingredients no document of the
-        tenant holds."""
-        if self.brand_table is None:
-            return []
-        found = self.brand_table.unmatched(words, held, self._usable_brand)
-        return [BrandName(brand, "", ingredients).as_dict() for brand, ingredients in found]
-
-    def _ingredients_elsewhere(self, words: Tokens, own: frozenset[str]) -> list[str]:
-        """One-word ingredients of the brand table the question (its ``words``) names (in
-        question order, each once) that no document of the tenant holds (``own``: the words
-        of theirs), common and routing words left out.
-        """
-        if self.brand_table is None:
-            return []
-        named = (self.brand_table.ingredient_at(words, i) for i in range(len(words)))
-        found = [w for w in named if w and w not in own and self._usable_brand((w,))]
-        return list(dict.fromkeys(found))
-
-    def _combined_ingredients(
-        self,
-        words: Tokens,
-        spans: Sequence[tuple[int, int]],
-        named_key: set[str],
-        others: Collection[str],
-    ) -> list[str]:
-        """Ingredients no document holds that the question writes right after the named
-        document's name, joined by "and", "&", a space, hyphen, slash or plus, when with the
-        document's ingredients they make a product of the brand table: "amoxicillin and
-        clavulanic acid" names that combination, not amoxicillin (in question order, each once).
-        """
-        if self.brand_table is None or not named_key or not others:
-            return []
-        found: list[str] = []
-        for _start, end in spans:
-            at = end + 1 if words[end : end + 1] in (("and",), ("&",)) else end
-            name = self.brand_table.ingredient_at(words, at) if at < len(words) else None
-            if name is None or name not in others or name in found:
-                continue
-            if tuple(sorted(named_key | {name})) in self.brand_table.products:
-                found.append(name)
-        return found
-
     def _known_word(self, view: CorpusView) -> Callable[[str], bool]:
         """A real word, never read as a misspelt routing word: one the tenant's texts
         contain, a common word of the model's vocabulary, or a document's name word."""
         names = view.subjects.names
         return lambda w: w in view.stats.words or w in names or self.common(w)
-
-    def _medicines_elsewhere(
-        self,
-        question: str,
-        view: CorpusView,
-        doc_id: str | None,
-        spans: Sequence[tuple[int, int]],
-        named_key: set[str],
-    ) -> dict[str, Any]:
-        """What the question names that no document holds (brands, ingredients, a
-        combination with the named document's ingredients), as ``doc_resolution`` keys."""
-        out: dict[str, Any] = {}
-        words = tokens(question)
-        elsewhere = self._brands_elsewhere(words, view.ingredients)
-        for brand in elsewhere:  # "Augmentin" next to amoxicillin: a combination of the document
-            if named_key and named_key < set(brand["ingredients"]):
-                brand["combines"] = doc_id
-        if elsewhere:
-            out["brands_not_in_collection"] = elsewhere
-        others = self._ingredients_elsewhere(words, view.ingredient_words)
-        if others:
-            out["ingredients_not_in_collection"] = others
-        combined = self._combined_ingredients(words, spans, named_key, others)
-        if combined and doc_id:
-            out["combined_with"] = {"doc_id": doc_id, "ingredients": combined}
-        return out
 
     def _subjects(
         self, payloads: list[dict[str, Any]], catalog: DocCatalog, lexical: LexicalEncoder
@@ -260,7 +199,8 @@ class Resolver:
         return self.view(scope).catalog
 
     def resolve(self, scope: ReadScope, turn: Turn) -> Resolution:
-        """Read the turn's question (and the caller's overrides); add what was read to details."""
+        """Read the turn's question (and the caller's overrides); what was read and how is
+        the resolution's ``doc_facts`` and ``section_facts``."""
         request = turn.request
         catalog = self.catalog(scope)
         named = catalog.resolve(request.question)
@@ -285,10 +225,7 @@ class Resolver:
             docs_named = named.candidates if named is not None else ()
         sections_named = tuple(catalog.sections_of(d) for d in docs_named)
         match = _first_present(matches, list(sections_named), self.stand_ins)
-        ambiguous = named is not None and named.ambiguous
-        read = learned_reading(
-            view.learned, catalog, request, spans, docs_named, match, ambiguous=ambiguous
-        )
+        read = learned_reading(view.learned, catalog, request, spans, docs_named, match)
         match = read.match
         if read.doc_id:
             doc_id, docs_named = read.doc_id, (read.doc_id,)
@@ -297,24 +234,32 @@ class Resolver:
         section = request.section_key or (match.key if match else None)
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
-        turn.details["doc_resolution"] = _doc_details(request.doc_id, named, catalog)
-        named_key = set(ingredient_key(catalog.display_name(doc_id))) if doc_id else set()
-        turn.details["doc_resolution"].update(
-            self._medicines_elsewhere(request.question, view, doc_id, spans, named_key)
-        )
+        doc_facts = _doc_details(request.doc_id, named, catalog)
+        if self.domains:
+            named_key = frozenset(ingredient_key(catalog.display_name(doc_id))) if doc_id else None
+            reading = Reading(
+                request.question,
+                tokens(request.question),
+                doc_id,
+                spans,
+                named_key or frozenset(),
+                view.ingredients,
+                view.ingredient_words,
+                self.brand_table,
+                self._usable_brand,
+            )
+            for pack in self.domains:
+                pack.annotate(reading, doc_facts)
         if inherited:
-            turn.details["doc_resolution"] = {"doc_id": doc_id, "how": "conversation"}
-        turn.details["section_resolution"] = _section_details(request.section_key, match, matches)
+            doc_facts = DocFacts(doc_id=doc_id, how="conversation")
+        section_facts = _section_details(request.section_key, match, matches)
         also = None
         if section and match is not None and not request.section_key:
             present = {k for keys in sections_named for k in keys}
             joiners = self.profile.intent.joiners
             also = joined_match(request.question, spans, matches, match, joiners, present)
         if also is not None:
-            turn.details["section_resolution"]["also"] = {
-                "section_key": also.key,
-                "phrase": also.phrase,
-            }
+            section_facts.also = SectionPick(section_key=also.key, phrase=also.phrase)
         return Resolution(
             doc_id=doc_id,
             named=named,
@@ -328,6 +273,8 @@ class Resolver:
             sections_named=sections_named,
             inherited=inherited,
             also=also.key if also is not None else None,
+            doc_facts=doc_facts,
+            section_facts=section_facts,
         )
 
 
@@ -350,34 +297,32 @@ def _first_present(
     return matches[0] if matches else None
 
 
-def _doc_details(
-    flag: str | None, named: DocResolution | None, catalog: DocCatalog
-) -> dict[str, Any]:
+def _doc_details(flag: str | None, named: DocResolution | None, catalog: DocCatalog) -> DocFacts:
     if flag:
-        out: dict[str, Any] = {"doc_id": flag, "how": "flag", "known": flag in catalog}
+        out = DocFacts(doc_id=flag, how="flag", known=flag in catalog)
         if named is not None:
-            out["question_named"] = named.as_dict()
+            out.question_named = named.facts()
         return out
     if named is None:
-        return {"doc_id": None, "how": "none"}
-    return named.as_dict()
+        return DocFacts(doc_id=None, how="none")
+    return DocFacts.model_validate(named.facts().model_dump())
 
 
 def _section_details(
     flag: str | None, match: SectionMatch | None, matches: list[SectionMatch]
-) -> dict[str, Any]:
+) -> SectionFacts:
     if flag:
-        return {"section_key": flag, "how": "flag"}
+        return SectionFacts(section_key=flag, how="flag")
     if match is None:
-        return {"section_key": None, "how": "none"}
-    out: dict[str, Any] = {
-        "section_key": match.key,
-        "how": "folded" if match.folded else "phrase",
-        "phrase": match.phrase,
-        "via": match.via,
-    }
+        return SectionFacts(section_key=None, how="none")
+    out = SectionFacts(
+        section_key=match.key,
+        how="folded" if match.folded else "phrase",
+        phrase=match.phrase,
+        via=match.via,
+    )
     if match.typo:
-        out["typo"] = [{"word": word, "read_as": read} for word, read in match.typo]
+        out.typo = [WordRead(word=word, read_as=read) for word, read in match.typo]
     if len(matches) > 1:
-        out["candidates"] = [{"section_key": m.key, "phrase": m.phrase} for m in matches]
+        out.candidates = [SectionPick(section_key=m.key, phrase=m.phrase) for m in matches]
     return out

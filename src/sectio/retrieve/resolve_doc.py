@@ -58,6 +58,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sectio.contract.diagnostics import DocReading, NameTypo
 from sectio.retrieve.brands import MAX_BRAND_WORDS, BrandName, BrandTable
 from sectio.retrieve.learned.names import add_variants
 from sectio.retrieve.text import Tokens, edit_distance, folded_tokens, tokens
@@ -117,19 +118,20 @@ class DocResolution:
     def ambiguous(self) -> bool:
         return self.doc_id is None and len(self.candidates) > 1
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "doc_id": self.doc_id,
-            "name": self.name,
-            "how": self.how,
-            "spans": [list(span) for span in self.spans],
-            "candidates": list(self.candidates),
-        }
+    def facts(self) -> DocReading:
+        """The reading as ``details.doc_resolution`` shows it."""
+        reading = DocReading(
+            doc_id=self.doc_id,
+            name=self.name,
+            how=self.how,
+            spans=[list(span) for span in self.spans],
+            candidates=list(self.candidates),
+        )
         if self.typo is not None:
-            out["typo"] = {"word": self.typo[0], "distance": self.typo[1]}
+            reading.typo = NameTypo(word=self.typo[0], distance=self.typo[1])
         if self.brand is not None:
-            out["brand"] = {"via": "brand_table", **self.brand.as_dict()}
-        return out
+            reading.brand = self.brand.as_fact(via="brand_table")
+        return reading
 
 
 @dataclass(frozen=True)

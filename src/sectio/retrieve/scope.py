@@ -24,10 +24,10 @@ from sectio.contract.profile import CorpusProfile
 from sectio.embed.port import Embedder
 from sectio.index.collection import Collection
 from sectio.index.port import VectorIndex
+from sectio.rerank import Reranker
 from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
-from sectio.retrieve.rerank import Reranker
 
 #: Gives the configured reranker (or None) and the error that kept it from loading (or None).
 RerankerProvider = Callable[[], tuple[Reranker | None, str | None]]

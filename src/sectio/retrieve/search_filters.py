@@ -29,9 +29,14 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from sectio.contract.layers import Layer
 from sectio.errors import UnknownFilter
 from sectio.index.filters import AnyOf, Condition, Eq, Prefix, Where
+
+if TYPE_CHECKING:
+    from sectio.contract.profile import CorpusProfile
 
 #: Keys matched by equality (any of several values).
 EQUALITY_KEYS = (
@@ -111,3 +116,25 @@ def parse_filter_args(items: Iterable[str]) -> dict[str, list[str]]:
 
 
 __all__ = ["FILTER_KEYS", "Filters", "build_where", "parse_filter_args"]
+
+
+def search_layers(
+    profile: CorpusProfile, filters: Filters | None
+) -> tuple[Filters | None, list[str] | str | None]:
+    """The filters a plain search runs with, and the layers it reads (None: not layered).
+
+    A docs collection's D1-D5 entries are derived index rows (catalog, facts,
+    entities, workflows, relations) for the planner; a plain search reads D0,
+    the documents' own chunks, unless ``filters`` names a ``layer`` or ``"all"``.
+    """
+    if profile.engine != "docs_planner":
+        return filters, None
+    given = dict(filters or {})
+    layer = given.get("layer")
+    wanted = [layer] if isinstance(layer, str) else list(layer or [])
+    if "all" in wanted:
+        given.pop("layer")
+        return given, "all"
+    if not wanted:
+        given["layer"] = wanted = [Layer.D0_DOC_CHUNKS.value]
+    return given, [str(v) for v in wanted]

@@ -19,7 +19,7 @@ Example:
 """
 
 from sectio.embed.fake import FakeEmbedder
-from sectio.retrieve.rerank import FakeReranker
+from sectio.rerank import FakeReranker
 from sectio.testing.ops import FakeClock, closed_port, silent_server, throwaway_database
 
 __all__ = [

@@ -8,19 +8,20 @@ from typing import Any
 from fastapi import APIRouter
 
 from sectio.api.deps import Api, Tenant
+from sectio.api.models import CollectionDetail, Collections
 from sectio.contract.names import name_problem
 from sectio.errors import CollectionNotFound, ContractError
 
 router = APIRouter(tags=["collections"])
 
 
-@router.get("/v1/collections")
+@router.get("/v1/collections", response_model=Collections)
 async def collections(api: Api, tenant: Tenant) -> dict[str, Any]:
     """Collections served here: readiness, the caller's chunk count, model and profile."""
     return {"collections": await api.in_engine(lambda: api.readiness.summaries(tenant))}
 
 
-@router.get("/v1/collections/{name}")
+@router.get("/v1/collections/{name}", response_model=CollectionDetail)
 async def collection(name: str, api: Api, tenant: Tenant) -> dict[str, Any]:
     """One collection: readiness, the caller's chunk count and how it is built."""
     problem = name_problem(name)

@@ -9,13 +9,13 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 
 from sectio.api.deps import Api, Tenant
-from sectio.api.models import FeedbackRequest
+from sectio.api.models import FeedbackRequest, FeedbackStored, TraceRecord
 from sectio.errors import TraceNotFound
 
 router = APIRouter(tags=["feedback"])
 
 
-@router.post("/v1/feedback")
+@router.post("/v1/feedback", response_model=FeedbackStored)
 async def feedback(body: FeedbackRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Rate an answer (one per trace; a second submission updates it)."""
     data = await api.in_engine(
@@ -30,7 +30,7 @@ async def feedback(body: FeedbackRequest, api: Api, tenant: Tenant) -> JSONRespo
     return JSONResponse(jsonable_encoder(data.as_dict()))
 
 
-@router.get("/v1/traces/{trace_id}")
+@router.get("/v1/traces/{trace_id}", response_model=TraceRecord)
 async def trace(trace_id: str, api: Api, tenant: Tenant) -> JSONResponse:
     """One retrieval trace of the caller's tenant."""
     data: dict[str, Any] | None = await api.in_engine(

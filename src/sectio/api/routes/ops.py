@@ -10,11 +10,12 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from sectio.api.deps import Api
 from sectio.api.errors import ApiError
+from sectio.api.models import Health, Readiness
 
 router = APIRouter(tags=["ops"])
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=Health)
 async def healthz() -> dict[str, str]:
     """The process is alive (says nothing about collections)."""
     return {"status": "ok"}
@@ -22,6 +23,7 @@ async def healthz() -> dict[str, str]:
 
 @router.get(
     "/readyz",
+    response_model=Readiness,
     responses={
         401: {"description": "verbose=true without a valid API key"},
         503: {"description": "not ready, with reasons"},
@@ -41,7 +43,11 @@ async def readyz(request: Request, api: Api, verbose: bool = False) -> JSONRespo
     return JSONResponse(body, 200 if body["ready"] else 503)
 
 
-@router.get("/metrics")
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}},
+)
 async def metrics_endpoint(api: Api) -> Response:
     """Prometheus metrics."""
     return Response(generate_latest(api.metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -55,25 +55,22 @@ async def _answer(
     return JSONResponse(result.model_dump(mode="json"))
 
 
-@router.post("/v1/retrieve")
+@router.post("/v1/retrieve", response_model=RetrievalResult)
 async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """The ``ask`` pipeline: route the question, return evidence and a decision."""
     started = time.perf_counter()
     query, name = _checked(api, body.query, body.collection)
+    request = body.ask_request(query)
     result = await api.in_engine(
-        lambda: api.engine.ask(
-            query,
+        lambda: api.engine.answer(
+            request,
             collection=name,
             tenant=tenant,
-            doc_id=body.doc_id,
-            section_key=body.section_key,
-            turn_type=body.turn_type,
-            top_k=body.top_k,
             conversation_id=body.conversation_id,
             record=False,
         )
     )
-    if (result.details or {}).get("rerank", {}).get("failed"):
+    if result.details.rerank is not None and result.details.rerank.failed:
         api.metrics.rerank_fail_open.inc()
     return await _answer(
         api,
@@ -86,7 +83,7 @@ async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONRespo
     )
 
 
-@router.post("/v1/search")
+@router.post("/v1/search", response_model=SearchResult)
 async def search(body: SearchRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Hybrid (default), dense or lexical search; top_k clamped to [1, 50]."""
     started = time.perf_counter()
@@ -109,7 +106,7 @@ async def search(body: SearchRequest, api: Api, tenant: Tenant) -> JSONResponse:
     )
 
 
-@router.post("/v1/lookup")
+@router.post("/v1/lookup", response_model=RetrievalResult)
 async def lookup(body: LookupRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Reverse lookup: which documents mention this phrase in the lookup section."""
     started = time.perf_counter()
@@ -117,7 +114,7 @@ async def lookup(body: LookupRequest, api: Api, tenant: Tenant) -> JSONResponse:
     result = await api.in_engine(
         lambda: api.engine.lookup(phrase, collection=name, tenant=tenant, record=False)
     )
-    if (result.details or {}).get("rerank", {}).get("failed"):
+    if result.details.rerank is not None and result.details.rerank.failed:
         api.metrics.rerank_fail_open.inc()
     return await _answer(
         api, result, kind="lookup", endpoint="/v1/lookup", route=result.route, started=started

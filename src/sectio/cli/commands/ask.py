@@ -15,7 +15,7 @@ from sectio.cli.base import (
     pass_state,
     tenant_option,
 )
-from sectio.contract.request import TURN_TYPES
+from sectio.contract.request import TURN_TYPES, AskRequest
 
 if TYPE_CHECKING:
     from sectio.contract.result import RetrievalResult
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 def print_result(result: RetrievalResult) -> None:
     """Human-readable decision, route and evidence."""
+    from sectio.contract.diagnostics import LookupDocument
+
     where = " / ".join(x for x in (result.resolved_doc_id, result.resolved_section_key) if x)
     via = (result.details.get("section_resolution") or {}).get("via")
     if via and result.resolved_section_key:
@@ -33,8 +35,9 @@ def print_result(result: RetrievalResult) -> None:
     for line in abstention_lines(result):
         click.echo(line)
     if result.route == "lookup":
-        for doc in result.details.get("documents", []):
-            click.echo(f"  {doc['doc_id']} [{doc['score']:.3f}] {doc.get('doc_title') or ''}")
+        for doc in result.details.documents or []:
+            if isinstance(doc, LookupDocument):
+                click.echo(f"  {doc.doc_id} [{doc.score:.3f}] {doc.doc_title or ''}")
     for item in result.evidence:
         text = " ".join(item.text.split())
         flags = " pooled" if item.pooled else ""
@@ -57,20 +60,21 @@ def abstention_lines(result: RetrievalResult) -> list[str]:
     product the question names by its ingredients, and the closest documents
     (what the collection does cover). Nothing for other decisions.
     """
-    ans = (result.details or {}).get("answerability") or {}
-    if result.decision != "ABSTAIN" or not ans:
+    ans = result.details.answerability
+    if result.decision != "ABSTAIN" or ans is None:
         return []
-    rule = (ans.get("signals") or {}).get("rule")
-    uncovered = ans.get("uncovered") or []
+    uncovered = ans.uncovered
+    rule = ans.signals.rule
     lines = [f"  rule {rule}" + (f": not covered: {', '.join(uncovered)}" if uncovered else "")]
-    brands = [b["read_as"] for b in ans.get("brands_not_in_collection") or []]
+    brands = [b.read_as for b in ans.brands_not_in_collection]
     if brands:
         lines.append(f"  no document of: {', '.join(brands)}")
-    combined = ((result.details or {}).get("doc_resolution") or {}).get("combined_with") or {}
-    if combined.get("ingredients"):
-        product = " + ".join([combined["doc_id"], *combined["ingredients"]])
+    resolution = result.details.doc_resolution
+    combined = resolution.combined_with if resolution is not None else None
+    if combined is not None and combined.ingredients:
+        product = " + ".join([combined.doc_id, *combined.ingredients])
         lines.append(f"  no document of the combination: {product}")
-    closest = [d.get("doc_title") or d["doc_id"] for d in ans.get("closest_documents") or []]
+    closest = [d.doc_title or d.doc_id for d in ans.closest_documents]
     if closest:
         lines.append(f"  closest documents: {', '.join(closest)}")
     return lines
@@ -80,24 +84,23 @@ def omitted_reasons(result: RetrievalResult) -> list[tuple[str, list[str]]]:
     """``omitted_evidence_ids`` grouped by why they were left out, as ``details`` records it.
 
     The token budget's ids come last (the pipeline appends them after the route's
-    own); ``details["packing"]["omitted"]`` counts them. The rest were cut by a row
-    limit: the docs plan's (``details["row_limit"]``) or the route's top-k.
+    own); ``details.packing.omitted`` counts them. The rest were cut by a row
+    limit: the docs plan's (``details.row_limit``) or the route's top-k.
     """
     ids = list(result.omitted_evidence_ids)
-    details = result.details or {}
-    budget = int((details.get("packing") or {}).get("omitted") or 0)
+    packing, limit = result.details.packing, result.details.row_limit
+    budget = packing.omitted if packing is not None else 0
     cut, packed = ids[: len(ids) - budget], ids[len(ids) - budget :]
     groups: list[tuple[str, list[str]]] = []
     if cut:
-        limit = details.get("row_limit") or {}
         reason = (
-            f"row limit {limit['limit']}, at most {limit['per_document']} per document"
-            if "limit" in limit
+            f"row limit {limit.limit}, at most {limit.per_document} per document"
+            if limit is not None
             else "row limit"
         )
         groups.append((reason, cut))
     if packed:
-        tokens = (details.get("packing") or {}).get("budget")
+        tokens = packing.budget if packing is not None else None
         groups.append((f"token budget of {tokens}" if tokens else "token budget", packed))
     return groups
 
@@ -131,15 +134,11 @@ def ask(
     as_json: bool,
 ) -> None:
     """Answer a question with evidence and a decision (section, overview, free-form, fallback)."""
-    result = state.sectio.ask(
-        question,
-        collection=collection,
-        tenant=tenant,
-        doc_id=doc_id,
-        section_key=section_key,
-        turn_type=turn_type,
-        top_k=top_k,
-        conversation_id=conversation_id,
+    request = AskRequest.of(
+        question, doc_id=doc_id, section_key=section_key, turn_type=turn_type, top_k=top_k
+    )
+    result = state.sectio.answer(
+        request, collection=collection, tenant=tenant, conversation_id=conversation_id
     )
     if as_json:
         emit_json(result)

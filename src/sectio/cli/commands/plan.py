@@ -17,10 +17,10 @@ from sectio.cli.base import (
 )
 
 if TYPE_CHECKING:
-    from sectio.plan.models import RetrievalPlan, Route
+    from sectio.plan.models import DocsIntent, RetrievalPlan
 
 
-def print_plan(route: Route, plan: RetrievalPlan) -> None:
+def print_plan(route: DocsIntent, plan: RetrievalPlan) -> None:
     """Human-readable route and plan."""
     a = route.anchors
     click.echo(f"intent     {route.intent.value} / {route.subintent.value}")

@@ -14,7 +14,10 @@ also without the blocks whose class or id names page furniture (``nav``,
 * paragraphs, lists (nested ones flattened into their item), ``<pre>`` code,
   definition lists and quotes keep their order; ``<br>`` breaks a line;
 * a ``<table>`` is one Markdown table (header row first); one with merged cells
-  (``colspan``/``rowspan``) or a table inside a cell is flagged;
+  (``colspan``/``rowspan``), a table inside a cell, or a cell that shows only an
+  image (a status icon: what it says is not text) is flagged;
+* a checkbox or radio ``<input>`` is ``[x]`` (checked) or ``[ ]`` (DOCX form
+  fields come through mammoth as such inputs);
 * a ``<figure>`` with an image is a flagged block holding its caption; a bare
   ``<img>`` keeps its ``alt`` text in the prose.
 
@@ -69,6 +72,8 @@ class _El:
             elif c.tag == "img":
                 alt = c.attrs.get("alt", "").strip()
                 parts.append(f" [image: {alt}] " if alt else " ")
+            elif c.tag == "input" and c.attrs.get("type", "").lower() in ("checkbox", "radio"):
+                parts.append(" [x] " if "checked" in c.attrs else " [ ] ")
             elif c.tag not in _DROP and not _hidden(c):
                 parts.append(" " + c._raw() + " " if c.tag in _BLOCKS else c._raw())
         return "".join(parts)
@@ -263,7 +268,16 @@ class _Writer:
             )
             rows.append([c.text() for c in cells])
         nested = bool(el.find(lambda e: e.tag == "table"))
-        why = "merged cells" if merged else "a table inside a cell" if nested else ""
+        pictures = any(_picture_only(c) for c in el.find(lambda e: e.tag in ("td", "th")))
+        why = (
+            "merged cells"
+            if merged
+            else "a table inside a cell"
+            if nested
+            else "cells holding only an image"
+            if pictures
+            else ""
+        )
         self.w.table(rows, flagged=bool(why), note=f"a table with {why}")
 
     def on_figure(self, el: _El) -> None:
@@ -276,6 +290,13 @@ class _Writer:
 
     def on_hr(self, el: _El) -> None:
         return None
+
+
+def _picture_only(cell: _El) -> bool:
+    """Whether a cell shows an image (or a drawing) and no text: what it says is
+    not in the text (a status icon, a chart)."""
+    pictures = cell.find(lambda e: e.tag in ("img", "svg", "picture", "canvas"))
+    return bool(pictures) and not _IMAGE_ALT.sub("", cell.text()).strip()
 
 
 def _first_element(el: _El) -> int:

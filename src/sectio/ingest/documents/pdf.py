@@ -4,19 +4,28 @@
   flow), page after page; text boxes become paragraphs (a hyphen at a line's
   end joined), bullet lines list items.
 * **Headings**: the PDF's outline (bookmarks) when it has two entries or more,
-  each matched to its line on its page (else put at the top of that page);
+  each matched to its line on its page (else added there, in outline order:
+  before the next entry found on the page, or after the page's text);
   otherwise a font rule: a short line set larger than the body text, or a
   bold numbered or upper-case one. Distinct styles, largest first, give the
   levels; a numbered heading (``2.1``) goes one level deeper per number.
 * **Running headers and footers** (the same line in the top or bottom margin of
   most pages, page numbers too) are dropped.
-* **Tables** (pdfplumber's ruled-line finder) are one Markdown table each,
-  placed where their first line was; one with merged cells or rows run
-  together is flagged (:attr:`Converted.flagged`). A table of one row or one
-  column (a framed paragraph) is read as text.
-* **Images** covering more than 4% of a page, and pages that are an image
-  without text (scanned), are flagged blocks saying so.
+* **Tables** (pdfplumber's ruled-line finder, widened and checked in
+  :mod:`~sectio.ingest.documents.pdf_tables`) are one Markdown table each,
+  placed where their first line was; one read from column rules only, or with
+  merged cells, rows run together or columns without a rule, is flagged
+  (:attr:`Converted.flagged`). A table of one row or one column (a framed
+  paragraph) is read as text.
+* **Images** covering more than 4% of a page, drawings (a page drawing five
+  curves or more: a diagram, a chart; put after the page's text), and pages
+  that are an image without text (scanned), are flagged blocks saying so.
 * **Pages**: every line keeps its (1-based, physical) page.
+* **Title**: the metadata's title when it is one (not "Microsoft Word - a.doc"
+  nor a file name), else the first heading.
+* **Line numbers** down a margin (a transcript's ``1``-``25``) are dropped, and a
+  text box that goes on the paragraph before it (a first line indented apart,
+  a line broken before a word in lower case) is joined to it.
 
 Raises :class:`~sectio.errors.ContractError` for a file that is not a readable
 PDF, an encrypted one, and one without any text layer (a scanned PDF: OCR it
@@ -28,66 +37,38 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sectio.errors import ContractError
 from sectio.ingest.documents.converted import Converted, MarkdownWriter
+from sectio.ingest.documents.pdf_model import Figure, Item, Line, TableItem, TextBox
+from sectio.ingest.documents.pdf_outline import OutlineLevels, meta_title, place_unmatched
+from sectio.ingest.documents.pdf_outline import outline as _outline
+from sectio.ingest.documents.pdf_tables import find_tables
+
+BBox = tuple[float, float, float, float]
 
 LAPARAMS = {"word_margin": 0.1, "line_margin": 0.5, "boxes_flow": 0.5, "all_texts": True}
 #: Share of the page height, at the top and at the bottom, where running lines are looked for.
 MARGIN = 0.08
-#: Horizontal rules (and two vertical ones) a page must draw before pdfplumber's table
-#: finder is run on it (it reads every character of the page again: the slowest step).
-MIN_RULES = 3
 #: Longest heading (words, its lines joined); a longer run of heading-styled lines is text.
 MAX_HEADING_WORDS = 25
+#: Most words of a box's opening run of one style for it to be read as a title.
+LEAD_WORDS = 12
+#: Numbers one above the other at one left edge that make a page's line numbering.
+LINE_NUMBERS = 5
+#: Curves a page must draw to hold a drawing (a diagram or chart in vector graphics).
+MIN_CURVES = 5
 #: Share of a page an image must cover to be reported as a figure.
 FIGURE_AREA = 0.04
 _NUMBERED = re.compile(r"^((?:\d+\.)*\d+)\.?\s+\S")
+_LINE_NO = re.compile(r"^\d{1,2}$")
 _BULLET = re.compile(r"^[•▪◦●·■□\-–—*]\s+")
 _PAGE_NO = re.compile(r"^(page\s*)?\d+(\s*(of|/)\s*\d+)?$", re.IGNORECASE)
 
 
-@dataclass
-class _Line:
-    text: str
-    size: float
-    bold: bool
-    top: float
-    page: int
-    height: float
-    #: First line of its text box, and not followed there by a line of its style.
-    lead: bool = False
-
-
-@dataclass
-class _Box:
-    page: int
-    lines: list[_Line] = field(default_factory=list)
-
-
-@dataclass
-class _Table:
-    page: int
-    rows: list[list[str | None]]
-
-
-@dataclass
-class _Figure:
-    page: int
-    scanned: bool = False
-
-
-_Item = _Box | _Table | _Figure
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", text.lower())
-
-
-def _line(obj: Any, page: int, height: float) -> _Line | None:
+def _line(obj: Any, page: int, height: float) -> Line | None:
     from pdfminer.layout import LTChar
 
     chars = [c for c in obj if isinstance(c, LTChar) and c.upright]
@@ -100,10 +81,10 @@ def _line(obj: Any, page: int, height: float) -> _Line | None:
     bold = (
         sum(1 for c in chars if re.search(r"bold|black|heavy", c.fontname, re.I)) > len(chars) / 2
     )
-    return _Line(text, size, bold, height - obj.y1, page, height)
+    return Line(text, size, bold, height - obj.y1, page, height, x0=obj.x0)
 
 
-def _inside(bbox: tuple[float, float, float, float], boxes: list[tuple[float, ...]]) -> int | None:
+def _inside(bbox: tuple[float, float, float, float], boxes: list[BBox]) -> int | None:
     x0, top, x1, bottom = bbox
     cx, cy = (x0 + x1) / 2, (top + bottom) / 2
     for i, (bx0, btop, bx1, bbottom) in enumerate(boxes):
@@ -125,46 +106,39 @@ def _layout(objs: Any, area: float) -> Any:
             yield from _layout(obj, area)
 
 
-def _rules(objs: Any) -> tuple[int, int]:
-    """How many horizontal and vertical rules a layout draws (a box counts two of
-    each; figures opened)."""
-    from pdfminer.layout import LTCurve, LTFigure, LTRect
+def _curves(objs: Any) -> int:
+    """How many curves (not straight rules, not rectangles) a layout draws."""
+    from pdfminer.layout import LTCurve, LTFigure, LTLine, LTRect
 
-    h = v = 0
+    n = 0
     for obj in objs:
         if isinstance(obj, LTFigure):
-            dh, dv = _rules(obj)
-            h, v = h + dh, v + dv
-        elif isinstance(obj, LTCurve):  # LTLine and LTRect are curves
-            thin_h, thin_v = obj.height < 2, obj.width < 2
-            boxed = isinstance(obj, LTRect) and not (thin_h or thin_v)
-            h += 2 if boxed else int(thin_h or not thin_v)
-            v += 2 if boxed else int(thin_v or not thin_h)
-    return h, v
+            n += _curves(obj)
+        elif isinstance(obj, LTCurve) and not isinstance(obj, LTLine | LTRect):
+            n += 1
+    return n
 
 
-def _page_items(page: Any, n: int) -> list[_Item]:
+def _page_items(page: Any, n: int) -> list[Item]:
     """The page's boxes, tables and figures in reading order."""
     from pdfminer.layout import LTImage
 
-    h, v = _rules(page.layout)
-    ruled = h >= MIN_RULES and v >= 2  # no grid of rules, no ruled table: skip the finder
-    tables = [t for t in page.find_tables() if _is_table(t.extract())] if ruled else []
+    tables = find_tables(page)
     bboxes = [t.bbox for t in tables]
     placed: set[int] = set()
-    items: list[_Item] = []
+    items: list[Item] = []
     height = page.height
     for obj in _layout(page.layout, page.width * page.height):
         if isinstance(obj, LTImage):
-            items.append(_Figure(n))
+            items.append(Figure(n))
             continue
-        box = _Box(n)
+        box = TextBox(n)
         for line in obj:
             t = _inside((line.x0, height - line.y1, line.x1, height - line.y0), bboxes)
             if t is not None:
                 if t not in placed:
-                    items.extend([box, _Table(n, tables[t].extract())])
-                    box = _Box(n)
+                    items.extend([box, TableItem(n, tables[t].rows, tables[t].why)])
+                    box = TextBox(n)
                     placed.add(t)
                 continue
             got = _line(line, n, height)
@@ -172,45 +146,96 @@ def _page_items(page: Any, n: int) -> list[_Item]:
                 box.lines.append(got)
         _mark_lead(box)
         items.append(box)
-    items.extend(_Table(n, t.extract()) for i, t in enumerate(tables) if i not in placed)
-    items = [i for i in items if not isinstance(i, _Box) or i.lines]
-    if not any(isinstance(i, _Box | _Table) for i in items) and items:
-        return [_Figure(n, scanned=True)]
+    items.extend(TableItem(n, t.rows, t.why) for i, t in enumerate(tables) if i not in placed)
+    if _curves(page.layout) >= MIN_CURVES:
+        items.append(Figure(n, drawn=True))
+    items = _join_continued(_drop_line_numbers(items))
+    if not any(isinstance(i, TextBox | TableItem) for i in items) and items:
+        return [Figure(n, scanned=True)]
     return items
 
 
-def _mark_lead(box: _Box) -> None:
-    """Mark the box's first line as a lead line when the next is not of its style."""
+def _drop_line_numbers(items: list[Item]) -> list[Item]:
+    """The page's items without its line numbering (a transcript's or a pleading's
+    ``1``-``25`` down the margin: ``LINE_NUMBERS`` numbers or more at one left edge);
+    boxes left empty are dropped."""
+    gutters: Counter[int] = Counter(
+        round(ln.x0)
+        for it in items
+        if isinstance(it, TextBox)
+        for ln in it.lines
+        if _LINE_NO.match(ln.text)
+    )
+    drop = {x for x, count in gutters.items() if count >= LINE_NUMBERS}
+    for it in items:
+        if isinstance(it, TextBox) and drop:
+            it.lines = [
+                ln for ln in it.lines if not (_LINE_NO.match(ln.text) and round(ln.x0) in drop)
+            ]
+    return [i for i in items if not isinstance(i, TextBox) or i.lines]
+
+
+def _continues(a: Line, b: Line, single: bool) -> bool:
+    """Whether line ``b``, opening a text box, goes on the paragraph that line ``a`` (the
+    last of the box before it) is in: same style, close below it, and either ``a`` ends
+    no sentence and ``b`` starts in lower case, or ``a`` is a box's only line indented
+    from ``b`` (a paragraph's first line, which pdfminer boxes apart)."""
+    if (a.size, a.bold) != (b.size, b.bold) or _BULLET.match(b.text) or not b.text:
+        return False
+    gap = b.top - a.top
+    if not 0 < gap <= 3.0 * max(a.size, 1.0):
+        return False
+    lower = b.text[0].islower() and not a.text.endswith((".", "!", "?", ":"))
+    indented = single and 3 <= a.x0 - b.x0 <= 40
+    return lower or indented
+
+
+def _join_continued(items: list[Item]) -> list[Item]:
+    """Text boxes that go on the paragraph of the box before them (:func:`_continues`),
+    joined to it; boxes stay in their order."""
+    out: list[Item] = []
+    for it in items:
+        prev = out[-1] if out else None
+        if (
+            isinstance(it, TextBox)
+            and isinstance(prev, TextBox)
+            and _continues(prev.lines[-1], it.lines[0], len(prev.lines) == 1)
+        ):
+            prev.lines.extend(it.lines)
+            _mark_lead(prev)
+            continue
+        out.append(it)
+    return out
+
+
+def _mark_lead(box: TextBox) -> None:
+    """Mark the lines that open the box or a change of style (``opens``), and the
+    box's opening run of one style as lead lines when it is short and does not end a
+    sentence (a title of one or two lines above its text)."""
     if not box.lines:
         return
-    first = box.lines[0]
-    nxt = box.lines[1] if len(box.lines) > 1 else None
-    first.lead = nxt is None or (nxt.size, nxt.bold) != (first.size, first.bold)
+    style = (box.lines[0].size, box.lines[0].bold)
+    run = 0
+    while run < len(box.lines) and (box.lines[run].size, box.lines[run].bold) == style:
+        run += 1
+    words = sum(len(ln.text.split()) for ln in box.lines[:run])
+    lead = words <= LEAD_WORDS and not box.lines[run - 1].text.endswith((".", ":"))
+    for ln in box.lines[:run]:
+        ln.lead = lead
+    previous: tuple[float, bool] | None = None
+    for ln in box.lines:
+        ln.opens = (ln.size, ln.bold) != previous
+        previous = (ln.size, ln.bold)
 
 
-def _is_table(rows: list[list[str | None]]) -> bool:
-    return len(rows) >= 2 and max((len(r) for r in rows), default=0) >= 2
-
-
-def _unsure(rows: list[list[str | None]]) -> str:
-    """Why a table cannot be trusted as parsed ('' when it can)."""
-    if any(c is None for r in rows for c in r):
-        return "merged cells"
-    for r in rows:
-        stacked = [c.count("\n") for c in r if c and c.count("\n") >= 2]
-        if len(stacked) >= 2 and len(set(stacked)) == 1:
-            return "rows run together"
-    return ""
-
-
-def _running(pages: list[list[_Item]]) -> set[str]:
+def _running(pages: list[list[Item]]) -> set[str]:
     """Keys of lines repeated in the margins of most pages (headers, footers)."""
     seen: Counter[str] = Counter()
     for items in pages:
         keys = {
             _margin_key(line)
             for item in items
-            if isinstance(item, _Box)
+            if isinstance(item, TextBox)
             for line in item.lines
             if _in_margin(line)
         }
@@ -219,20 +244,20 @@ def _running(pages: list[list[_Item]]) -> set[str]:
     return {k for k, c in seen.items() if c >= need}
 
 
-def _in_margin(line: _Line) -> bool:
+def _in_margin(line: Line) -> bool:
     return line.top < MARGIN * line.height or line.top > (1 - MARGIN) * line.height
 
 
-def _margin_key(line: _Line) -> str:
+def _margin_key(line: Line) -> str:
     return re.sub(r"\d+", "#", line.text.lower())
 
 
-def _drop_running(pages: list[list[_Item]]) -> list[_Item]:
+def _drop_running(pages: list[list[Item]]) -> list[Item]:
     running = _running(pages) if len(pages) >= 3 else set()
-    out: list[_Item] = []
+    out: list[Item] = []
     for items in pages:
         for item in items:
-            if isinstance(item, _Box):
+            if isinstance(item, TextBox):
                 item.lines = [
                     ln
                     for ln in item.lines
@@ -249,7 +274,7 @@ def _drop_running(pages: list[list[_Item]]) -> list[_Item]:
 class _Styles:
     """The font rule: which lines are headings, and at which level."""
 
-    def __init__(self, lines: list[_Line]) -> None:
+    def __init__(self, lines: list[Line]) -> None:
         weights: Counter[float] = Counter()
         for ln in lines:
             weights[ln.size] += 1  # lines, not characters: a box of fine print is not the body
@@ -260,8 +285,14 @@ class _Styles:
         common = {s for s, c in styles.items() if c > 0.4 * len(lines) and len(lines) > 10}
         ranked = sorted((s for s in styles if s not in common), key=lambda s: (-s[0], not s[1]))
         self.rank = {s: i + 1 for i, s in enumerate(ranked)}
+        #: Numbers of the numbered headings (``"2"``, ``"3.1"``) -> their level.
+        self.numbers: dict[str, int] = {}
+        for ln in lines:
+            numbered = _NUMBERED.match(ln.text)
+            if numbered and self._styled(ln):
+                self.numbers.setdefault(numbered.group(1), self._styled(ln))
 
-    def _candidate(self, ln: _Line) -> bool:
+    def _candidate(self, ln: Line) -> bool:
         words = ln.text.split()
         if not 0 < len(words) <= 20 or len(ln.text) > 150 or not re.search(r"[A-Za-z]", ln.text):
             return False
@@ -275,8 +306,8 @@ class _Styles:
             return bool(_NUMBERED.match(ln.text)) or upper or lead
         return False
 
-    def level(self, ln: _Line) -> int:
-        """The heading level of ``ln`` (0: not a heading)."""
+    def _styled(self, ln: Line) -> int:
+        """The level of ``ln`` by its style (0: not a heading style)."""
         rank = self.rank.get((ln.size, ln.bold), 0) if self._candidate(ln) else 0
         if not rank:
             return 0
@@ -284,11 +315,24 @@ class _Styles:
         depth = numbered.group(1).count(".") if numbered else 0
         return min(rank + depth, 6)
 
+    def level(self, ln: Line) -> int:
+        """The heading level of ``ln`` (0: not a heading): by its style, else one level
+        under its parent when it opens a box or a change of style with a sub-number of
+        a numbered heading (``2.1 Adults`` set as text under ``2. DOSAGE``)."""
+        styled = self._styled(ln)
+        numbered = _NUMBERED.match(ln.text)
+        if styled or not numbered or not ln.opens or ln.size < self.body - 0.25:
+            return styled
+        number = numbered.group(1)
+        parent = self.numbers.get(number.rsplit(".", 1)[0]) if "." in number else None
+        short = len(ln.text.split()) <= 15 and not ln.text.endswith((".", ":", ",", ";"))
+        return min(parent + 1, 6) if parent and short else 0
 
-def _write_box(w: MarkdownWriter, box: _Box, level_of: Any) -> None:
+
+def _write_box(w: MarkdownWriter, box: TextBox, level_of: Any) -> None:
     """A text box: heading lines as headings, the rest as paragraphs and list items."""
-    run: list[_Line] = []
-    heading: list[_Line] = []
+    run: list[Line] = []
+    heading: list[Line] = []
 
     def flush() -> None:
         if heading:
@@ -316,7 +360,7 @@ def _write_box(w: MarkdownWriter, box: _Box, level_of: Any) -> None:
     flush()
 
 
-def _write_text(w: MarkdownWriter, lines: list[_Line], page: int) -> None:
+def _write_text(w: MarkdownWriter, lines: list[Line], page: int) -> None:
     items: list[str] = []
     text = ""
     for ln in lines:
@@ -344,50 +388,6 @@ def _join(text: str, line: str) -> str:
     if text.endswith("-") and line[:1].islower():
         return text[:-1] + line
     return f"{text} {line}"
-
-
-def _outline(path: Path) -> list[tuple[int, str, int]]:
-    """``(level, title, page)`` per bookmark (pages 1-based), or [] without one."""
-    import pypdfium2 as pdfium
-
-    try:
-        doc = pdfium.PdfDocument(str(path))
-        entries = []
-        for mark in doc.get_toc():
-            title, page = mark.get_title().strip(), _bookmark_page(mark)
-            if title and page is not None:
-                entries.append((mark.level + 1, title, page + 1))
-        doc.close()
-    except Exception:  # a broken outline is no outline; the text still reads
-        return []
-    return entries if len(entries) >= 2 else []
-
-
-def _bookmark_page(mark: Any) -> int | None:
-    """A bookmark's 0-based page (pypdfium2 4: ``page_index``; 5: its destination's)."""
-    if hasattr(mark, "page_index"):
-        return mark.page_index
-    dest = mark.get_dest()
-    index = dest.get_index() if dest is not None else None
-    return index if isinstance(index, int) else None
-
-
-class _OutlineLevels:
-    """Headings from the outline: a line matching an entry of its page is that heading."""
-
-    def __init__(self, outline: list[tuple[int, str, int]]) -> None:
-        self.left: dict[int, list[tuple[int, str]]] = {}
-        for level, title, page in outline:
-            self.left.setdefault(page, []).append((level, _norm(title)))
-
-    def __call__(self, ln: _Line) -> int:
-        key = _norm(ln.text)
-        for i, (level, title) in enumerate(self.left.get(ln.page, [])):
-            if key and (key == title or (len(key) >= 4 and title.startswith(key))):
-                if key == title:
-                    del self.left[ln.page][i]
-                return min(level, 6)
-        return 0
 
 
 def text_layer_refusal(path: Path) -> str:
@@ -426,31 +426,39 @@ def read_pdf(path: Path) -> Converted:
     """
     pages = _parse(path)
     items = _drop_running(pages)
-    lines = [ln for it in items if isinstance(it, _Box) for ln in it.lines]
-    if not lines and not any(isinstance(it, _Table) for it in items):
+    lines = [ln for it in items if isinstance(it, TextBox) for ln in it.lines]
+    if not lines and not any(isinstance(it, TableItem) for it in items):
         raise ContractError(
             f"{path}: no text layer on any of its {len(pages)} pages (a scanned PDF?); "
             "OCR it first (e.g. ocrmypdf) and ingest the result"
         )
     outline = _outline(path)
-    level_of = _OutlineLevels(outline) if outline else _Styles(lines).level
+    if outline:
+        items = place_unmatched(items, outline)
+    level_of = OutlineLevels(outline) if outline else _Styles(lines).level
     w = MarkdownWriter()
-    done: set[int] = set()
+    title = meta_title(path)
+    if title:
+        w.front["title"] = title
     for item in items:
-        if outline and item.page not in done:
-            done.add(item.page)
-        if isinstance(item, _Box):
+        if isinstance(item, TextBox):
             _write_box(w, item, level_of)
-        elif isinstance(item, _Table):
-            why = _unsure(item.rows)
-            w.table(item.rows, item.page, bool(why), f"a table with {why} (page {item.page})")
+        elif isinstance(item, TableItem):
+            why = item.why
+            w.table(item.rows, item.page, bool(why), f"a table: {why} (page {item.page})")
         else:
-            what = "a page without text (a scanned page?)" if item.scanned else "a figure"
+            what = (
+                "a page without text (a scanned page?)"
+                if item.scanned
+                else "a drawing (vector graphics)"
+                if item.drawn
+                else "a figure"
+            )
             w.figure(f"Page {item.page}: {what}", item.page)
     return w.done("pdf", page_count=len(pages))
 
 
-def _parse(path: Path) -> list[list[_Item]]:
+def _parse(path: Path) -> list[list[Item]]:
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
 

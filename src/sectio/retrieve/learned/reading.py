@@ -40,13 +40,10 @@ def learned_reading(
     spans: Sequence[tuple[int, int]],
     docs_named: Sequence[str],
     match: SectionMatch | None,
-    *,
-    ambiguous: bool = False,
 ) -> Reading:
     """The profile's ``match`` kept, else the vocabulary's; the document a section names.
 
-    ``docs_named``: the documents the question (or caller) names; ``ambiguous``:
-    the question names several (then no section picks one of them).
+    ``docs_named``: the documents the question (or caller) names.
     """
     if request.section_key or request.free_form:
         return Reading(match)

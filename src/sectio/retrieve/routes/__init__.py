@@ -1,7 +1,7 @@
 """The routes of the section router, one module each, and their order.
 
 :func:`section_routes` is where a route is registered: the pipeline
-(:class:`sectio.retrieve.pipeline.Router`) tries them in this order and the
+(:class:`sectio.retrieve.pipeline.Pipeline`) tries them in this order and the
 first with an outcome answers.
 
 =====================  ========================================================

@@ -16,8 +16,9 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
+from sectio.contract.diagnostics import Diagnostics, DocFacts, SectionFacts
 from sectio.contract.request import AskRequest
 from sectio.contract.result import Decision, Evidence
 from sectio.retrieve.intent import IntentReading
@@ -50,6 +51,9 @@ class Resolution:
         also: a second section the question asks for, its phrase joined to the
             first's by a joiner word ("indications and contraindications");
             answered whole after ``section_key``.
+        doc_facts: what was read of the document, as ``details.doc_resolution``
+            shows it (with the domain pack's facts: medicines no document holds).
+        section_facts: what was read of the section (``details.section_resolution``).
     """
 
     doc_id: str | None
@@ -64,6 +68,10 @@ class Resolution:
     sections_named: tuple[frozenset[str], ...] = ()
     inherited: bool = False
     also: str | None = None
+    doc_facts: DocFacts = field(default_factory=lambda: DocFacts(doc_id=None, how="none"))
+    section_facts: SectionFacts = field(
+        default_factory=lambda: SectionFacts(section_key=None, how="none")
+    )
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
@@ -88,7 +96,8 @@ class Outcome:
     Attributes:
         route: the route's name (``RetrievalResult.route``).
         evidence: candidates in the route's order (a ranked route: most relevant first).
-        details: route-specific facts, merged into the result's ``details``.
+        details: route-specific facts, merged into the result's ``details``
+            (a partial :class:`~sectio.contract.diagnostics.Diagnostics`).
         finish: which finishing stages run (see :data:`Finish`).
         doc_id: ``resolved_doc_id`` of the result.
         section_key: ``resolved_section_key`` of the result.
@@ -100,7 +109,7 @@ class Outcome:
 
     route: str
     evidence: list[Evidence]
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Diagnostics = field(default_factory=Diagnostics)
     finish: Finish = "none"
     doc_id: str | None = None
     section_key: str | None = None
@@ -117,7 +126,7 @@ class Turn:
         request: what the caller asked.
         resolution: the resolve stage's reading (None before it, and for direct routes).
         outcome: the route's result (None until a route ran).
-        details: the result's ``details`` (every stage may add to it).
+        details: the result's ``details`` (every stage sets its typed part).
         timings: stage timings in ms.
         decision: the decide stage's decision (None before it).
         reason: its stable reason string.
@@ -128,7 +137,7 @@ class Turn:
     request: AskRequest
     resolution: Resolution | None = None
     outcome: Outcome | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Diagnostics = field(default_factory=Diagnostics)
     timings: dict[str, float] = field(default_factory=dict)
     decision: Decision | None = None
     reason: str | None = None

@@ -25,11 +25,10 @@ Scores: dense cosine similarity (best window's), never the fusion value.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 
+from sectio.contract.diagnostics import Diagnostics, Ranking
 from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
@@ -51,7 +50,7 @@ def search_collection(
     candidates: int = 24,
     pool: int = 50,
     minimum_score: float = 0.0,
-) -> tuple[list[Evidence], dict[str, Any]]:
+) -> tuple[list[Evidence], Ranking]:
     """Hybrid candidates over the tenant's prose (inside ``section_key`` if given), and the facts.
 
     ``query_vector`` is the question's dense vector (:meth:`ReadScope.query_vector`). Every
@@ -74,11 +73,11 @@ def search_collection(
         Evidence.from_payload(p.payload, best_cosine(query_vector, p.dense)) for p in points
     ]
     best = max((e.score for e in evidence), default=0.0)
-    details: dict[str, Any] = {"candidates": len(evidence), "best_dense_score": round(best, 4)}
+    details = Ranking(candidates=len(evidence), best_dense_score=round(best, 4))
     if section_key:
-        details["section_filter"] = section_key
+        details.section_filter = section_key
     if evidence and best < minimum_score:
-        details[DISCARDED] = minimum_score
+        details.discarded_below_minimum_score = minimum_score
         return [], details
     return evidence, details
 
@@ -95,7 +94,7 @@ class FallbackRoute:
         candidates, pool = max(keep * 4, keep), max(scope.policy.candidate_limit * 10, keep * 4)
         query_vector = scope.query_vector(turn.question)
 
-        def search(section_key: str | None) -> tuple[list[Evidence], dict[str, Any]]:
+        def search(section_key: str | None) -> tuple[list[Evidence], Ranking]:
             return search_collection(
                 scope,
                 turn.question,
@@ -108,12 +107,13 @@ class FallbackRoute:
 
         evidence, facts = search(section)
         if section and not evidence and DISCARDED not in facts:
-            turn.details["section_filter_empty"] = section
+            turn.details.section_filter_empty = section
             evidence, facts = search(None)
         limit = turn.request.keep(scope.policy.evidence_limit)
-        if facts.get("section_filter") and evidence:
+        if facts.section_filter and evidence:
             evidence = lead_with_nearest_document(scope, query_vector, evidence, limit, facts)
-        return Outcome(self.name, evidence, {"ranking": facts}, finish="rank", keep=limit)
+        details = Diagnostics(ranking=facts)
+        return Outcome(self.name, evidence, details, finish="rank", keep=limit)
 
 
 def lead_with_nearest_document(
@@ -121,7 +121,7 @@ def lead_with_nearest_document(
     query_vector: npt.NDArray[np.float32],
     evidence: list[Evidence],
     limit: int,
-    facts: dict[str, Any],
+    facts: Ranking,
 ) -> list[Evidence]:
     """``evidence`` with its first ``limit`` reordered: the lead document's chunks first.
 
@@ -129,7 +129,7 @@ def lead_with_nearest_document(
     whose chunk comes first among the :data:`LEAD_DEPTH` chunks of the tenant's whole
     prose (any section) nearest ``query_vector``, the question's. The order is otherwise
     kept (stable), and so is every chunk past ``limit``; with no such
-    document nothing changes. Records ``facts["lead_document"]``.
+    document nothing changes. Records ``facts.lead_document``.
     """
     kept = evidence[:limit]
     among = {e.doc_id for e in kept}
@@ -139,6 +139,6 @@ def lead_with_nearest_document(
     for point in scope.guard.keep(nearest, scope.tenant, "fallback_search"):
         lead = point.payload.get("doc_id")
         if lead in among:
-            facts["lead_document"] = lead
+            facts.lead_document = str(lead)
             return sorted(kept, key=lambda e: e.doc_id != lead) + evidence[limit:]
     return evidence

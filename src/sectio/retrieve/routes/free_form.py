@@ -25,8 +25,7 @@ chosen. ``details.ranking.intent_weight`` says when this ran.
 
 from __future__ import annotations
 
-from typing import Any
-
+from sectio.contract.diagnostics import Diagnostics, Ranking
 from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
@@ -47,7 +46,7 @@ def rank_in_document(
     doc_id: str,
     question: str,
     intent: IntentReading | None = None,
-) -> tuple[list[Evidence], dict[str, Any]]:
+) -> tuple[list[Evidence], Ranking]:
     """Every prose chunk of ``doc_id``, most relevant to ``question`` first, and the facts.
 
     With an ``intent`` reading, relevance is the cosine plus the profile's
@@ -56,7 +55,7 @@ def rank_in_document(
     """
     points = section_points(scope, doc_id, None, route="free_form")
     if not points:
-        return [], {"chunks_in_document": 0}
+        return [], Ranking(chunks_in_document=0)
     query_vector = scope.query_vector(question)
     fused = fused_points(
         scope,
@@ -74,11 +73,11 @@ def rank_in_document(
         if cid in by_id and p.payload.get("doc_id") == doc_id:
             cosine = best_cosine(query_vector, p.dense)
             ordered.append(Evidence.from_payload(by_id.pop(cid).payload, cosine))
-    facts: dict[str, Any] = {"chunks_in_document": len(points)}
+    facts = Ranking(chunks_in_document=len(points))
     weight = scope.profile.intent.rank_weight
     if intent is not None and intent.ranked and weight > 0:
         ordered = by_section_intent(ordered, dict(intent.ranked), weight)
-        facts["intent_weight"] = weight
+        facts.intent_weight = weight
     ordered.extend(
         book_order([Evidence.from_payload(p.payload, 0.0) for p in by_id.values()], scope.profile)
     )
@@ -117,4 +116,5 @@ class FreeFormRoute:
             return None
         evidence, facts = rank_in_document(scope, doc_id, turn.question, turn.intent)
         mark_section_starts(evidence, turn.resolved.display_name or doc_id)
-        return Outcome(self.name, evidence, {"ranking": facts}, finish="rank", doc_id=doc_id)
+        details = Diagnostics(ranking=facts)
+        return Outcome(self.name, evidence, details, finish="rank", doc_id=doc_id)

@@ -22,8 +22,7 @@ fallback search answers as before.
 
 from __future__ import annotations
 
-from typing import Any
-
+from sectio.contract.diagnostics import Diagnostics, SectionFacts
 from sectio.contract.result import Evidence
 from sectio.retrieve.intent import IntentClassifier, IntentReading
 from sectio.retrieve.resolve_section import substitute_names
@@ -67,7 +66,7 @@ class IntentRoute:
         reading = turn.intent = self.read(scope, turn)
         if reading is None:
             return None
-        turn.details["intent"] = reading.as_details()
+        turn.details.intent = reading.as_details()
         if not reading.chosen or turn.request.free_form:
             return None
         docs = reading_documents(turn.resolved)
@@ -78,11 +77,12 @@ class IntentRoute:
                     evidence += section_evidence(scope, doc_id, key)
         for i, e in enumerate(evidence, start=1):
             e.rank = i
-        chosen = {"section_key": reading.chosen[0], "how": "intent", "via": "intent"}
-        turn.details["section_resolution"] = chosen
-        details: dict[str, Any] = {"intent": reading.as_details()}
+        details = Diagnostics(intent=reading.as_details())
+        details.section_resolution = SectionFacts(
+            section_key=reading.chosen[0], how="intent", via="intent"
+        )
         if len(docs) > 1:
-            details["documents"] = [doc_id for doc_id, _ in docs]
+            details.documents = [doc_id for doc_id, _ in docs]
         return Outcome(
             self.name,
             evidence,

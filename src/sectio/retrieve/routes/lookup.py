@@ -30,14 +30,14 @@ documents are capped at ``indication_candidate_limit`` and each at
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from sectio.contract.diagnostics import ChunkPool, Diagnostics, LookupDocument, RerankStatus
 from sectio.contract.result import Evidence
 from sectio.index.collection import Collection
 from sectio.index.filters import Eq
 from sectio.index.port import StoredPoint
+from sectio.rerank import rerank_fail_open
 from sectio.retrieve.reads import scroll_all
-from sectio.retrieve.rerank import rerank_fail_open
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import prose_where
 from sectio.retrieve.scope import ReadScope
@@ -54,8 +54,8 @@ class LookupOutcome:
     """Evidence grouped by document (best document first) and what happened."""
 
     evidence: list[Evidence]
-    documents: list[dict[str, Any]] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)
+    documents: list[LookupDocument] = field(default_factory=list)
+    details: Diagnostics = field(default_factory=Diagnostics)
 
 
 def keyword_score(position: int, words: int) -> float:
@@ -105,41 +105,42 @@ def group_chunks(scored: list[tuple[float, StoredPoint]]) -> list[Group]:
 
 def rerank_groups(
     scope: ReadScope, phrase: str, groups: list[Group]
-) -> tuple[list[Group], dict[str, Any], list[float] | None]:
+) -> tuple[list[Group], RerankStatus, list[float] | None]:
     """``groups`` reordered by the reranker on each group's best chunk (fail-open).
 
     Returns the groups, the rerank status (``status``, ``failed``) and the
     reranker's score per returned group (None unless it ran).
     """
     if not groups:
-        return [], {"status": "skipped", "failed": False}, None
+        return [], RerankStatus(status="skipped", failed=False), None
     reranker, error = scope.reranker()
     texts = [str(hits[0][1].payload.get("text") or "") for _, hits in groups]
     result = rerank_fail_open(
         reranker, phrase, groups, texts, timeout_s=scope.policy.rerank_timeout_s
     )
-    status: dict[str, Any] = (
-        {"status": "unavailable", "error": error} if error else dict(result.details)
+    status = (
+        RerankStatus(status="unavailable", error=error) if error else result.status.model_copy()
     )
-    status["failed"] = status.get("status") in ("error", "timeout", "unavailable")
+    status.failed = status.did_fail
     return list(result.items), status, result.scores
 
 
 def cap_groups(
     groups: list[Group], max_docs: int, per_doc: int, rerank_scores: list[float] | None = None
-) -> tuple[list[Evidence], list[dict[str, Any]]]:
+) -> tuple[list[Evidence], list[LookupDocument]]:
     """The first ``max_docs`` groups as evidence (``per_doc`` chunks each) and a summary."""
     evidence: list[Evidence] = []
-    documents: list[dict[str, Any]] = []
+    documents: list[LookupDocument] = []
     for i, (doc_id, hits) in enumerate(groups[:max_docs]):
-        doc: dict[str, Any] = {
-            "doc_id": doc_id,
-            "doc_title": hits[0][1].payload.get("doc_title"),
-            "score": round(hits[0][0], 6),
-            "matched_chunks": len(hits),
-        }
+        title = hits[0][1].payload.get("doc_title")
+        doc = LookupDocument(
+            doc_id=doc_id,
+            doc_title=None if title is None else str(title),
+            score=round(hits[0][0], 6),
+            matched_chunks=len(hits),
+        )
         if rerank_scores is not None:
-            doc["rerank_score"] = round(float(rerank_scores[i]), 6)
+            doc.rerank_score = round(float(rerank_scores[i]), 6)
         documents.append(doc)
         for score, point in hits[:per_doc]:
             evidence.append(Evidence.from_payload(point.payload, score, rank=len(evidence) + 1))
@@ -151,11 +152,13 @@ def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None
     collection, tenant, policy = scope.collection, scope.tenant, scope.policy
     section = section_key or collection.profile.reverse_lookup_section
     wanted = tokens(phrase)
-    details: dict[str, Any] = {"section_key": section, "phrase_tokens": list(wanted)}
+    details = Diagnostics(section_key=section, phrase_tokens=list(wanted))
     if not section:
-        return LookupOutcome([], details={**details, "why": "profile_has_no_lookup_section"})
+        details.why = "profile_has_no_lookup_section"
+        return LookupOutcome([], details=details)
     if not wanted:
-        return LookupOutcome([], details={**details, "why": "empty_phrase"})
+        details.why = "empty_phrase"
+        return LookupOutcome([], details=details)
     where = prose_where(tenant, Eq("section_key", section))
     points = [
         p
@@ -174,9 +177,10 @@ def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None
     for point, words in zip(points, chunk_tokens, strict=True):
         words_by_doc.setdefault(str(point.payload.get("doc_id")), set()).update(words)
     terms = content_terms(collection, wanted, words_by_doc)
-    details["content_terms"] = terms
+    details.content_terms = terms
     if not terms:
-        return LookupOutcome([], details={**details, "stage": "none", "why": "no_content_terms"})
+        details.stage, details.why = "none", "no_content_terms"
+        return LookupOutcome([], details=details)
 
     scored: list[tuple[float, StoredPoint]] = []
     for point, words in zip(points, chunk_tokens, strict=True):
@@ -198,14 +202,14 @@ def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None
             for h in kept
             if (h.score or 0.0) >= policy.lookup_dense_minimum_score
         ]
-        details["dense_hits"] = len(kept)
-        details["dense_discarded"] = len(kept) - len(scored)
-        details["dense_minimum_score"] = policy.lookup_dense_minimum_score
-    details["stage"] = stage
-    details["matched_chunks"] = len(scored)
+        details.dense_hits = len(kept)
+        details.dense_discarded = len(kept) - len(scored)
+        details.dense_minimum_score = policy.lookup_dense_minimum_score
+    details.stage = stage
+    details.matched_chunks = len(scored)
     pool = chunk_pool(scored, policy.indication_retrieval_limit)
-    details["chunk_pool"] = {"limit": policy.indication_retrieval_limit, "kept": len(pool)}
-    groups, details["rerank"], rerank_scores = rerank_groups(scope, phrase, group_chunks(pool))
+    details.chunk_pool = ChunkPool(limit=policy.indication_retrieval_limit, kept=len(pool))
+    groups, details.rerank, rerank_scores = rerank_groups(scope, phrase, group_chunks(pool))
     evidence, documents = cap_groups(
         groups,
         policy.indication_candidate_limit,
@@ -229,9 +233,6 @@ class LookupRoute:
         if turn.request.turn_type != "lookup":
             return None
         found = reverse_lookup(scope, turn.question)
-        return Outcome(
-            self.name,
-            found.evidence,
-            {**found.details, "documents": found.documents},
-            section_key=found.details.get("section_key"),
-        )
+        details = found.details.model_copy()
+        details.documents = found.documents
+        return Outcome(self.name, found.evidence, details, section_key=found.details.section_key)

@@ -28,8 +28,7 @@ both routes answer it too, whole, after the first (every chunk carries its
 
 from __future__ import annotations
 
-from typing import Any
-
+from sectio.contract.diagnostics import Diagnostics, SectionFallback
 from sectio.contract.result import Evidence
 from sectio.retrieve.pooling import pool_sections
 from sectio.retrieve.routes.base import Outcome, Turn
@@ -69,18 +68,17 @@ class SectionRoute:
             return None
         evidence = section_evidence(scope, res.doc_id, res.section_key)
         if not evidence and not res.section_forced:
-            turn.details["section_fallback"] = {
-                "section_key": res.section_key,
-                "why": "section_absent",
-            }
+            turn.details.section_fallback = SectionFallback(
+                section_key=res.section_key, why="section_absent"
+            )
             return None
         pooled = pool_sections(scope, res.doc_id, res.section_key, turn.question)
         have = {e.chunk_id for e in evidence}
         evidence += [e for e in pooled.evidence if e.chunk_id not in have]
-        details: dict[str, Any] = {"pooling": pooled.details}
+        details = Diagnostics(pooling=pooled.details)
         if res.also:
             evidence += section_evidence(scope, res.doc_id, res.also)
-            details["sections"] = list(res.sections)
+            details.sections = list(res.sections)
             for i, e in enumerate(evidence, start=1):
                 e.rank = i
         return Outcome(self.name, evidence, details, doc_id=res.doc_id, section_key=res.section_key)
@@ -102,9 +100,9 @@ class CandidateSectionsRoute:
         for key in res.sections:
             for candidate in docs:
                 evidence += section_evidence(scope, candidate, key)
-        details: dict[str, Any] = {"documents": docs}
+        details = Diagnostics(documents=docs)
         if res.also:
-            details["sections"] = list(res.sections)
+            details.sections = list(res.sections)
             for i, e in enumerate(evidence, start=1):
                 e.rank = i
         return Outcome(self.name, evidence, details, section_key=res.section_key)

@@ -42,8 +42,8 @@ profile); :class:`DocsLayout` holds the defaults (``docs/api/``,
 ``docs/architecture/``, ``docs/logic/``, ``docs/domains/``).
 
 Example:
-    >>> from sectio.plan.models import Anchors, Intent, Route, Subintent
-    >>> route = Route(question="q", intent=Intent.DOCS_SUMMARY, subintent=Subintent.EXPLAIN,
+    >>> from sectio.plan.models import Anchors, Intent, DocsIntent, Subintent
+    >>> route = DocsIntent(question="q", intent=Intent.DOCS_SUMMARY, subintent=Subintent.EXPLAIN,
     ...               anchors=Anchors(endpoint_paths=("/api/v1/session",)))
     >>> plan = PolicyResolver().resolve(route)
     >>> plan.profile.value, [l.value for l in plan.layers], plan.filters["path_prefixes"]
@@ -58,7 +58,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from sectio.plan.models import Intent, Layer, PlanProfile, RetrievalPlan, Route, Signal, Subintent
+from sectio.contract.layers import Layer
+from sectio.plan.models import DocsIntent, Intent, PlanProfile, RetrievalPlan, Signal, Subintent
 
 L = Layer
 
@@ -195,7 +196,7 @@ def like(term: str) -> str:
     return f"%{term.strip().lower()}%"
 
 
-def anchor_signal_types(route: Route, layout: DocsLayout | None = None) -> set[Signal]:
+def anchor_signal_types(route: DocsIntent, layout: DocsLayout | None = None) -> set[Signal]:
     """The anchor signals of a route (see the module doc for the rules)."""
     layout = layout or DocsLayout()
     a = route.anchors
@@ -223,7 +224,7 @@ class _AnchorTermCollector:
     aliases, process domain and subdomain; lower case, as ``%term%``."""
 
     @staticmethod
-    def collect(route: Route) -> list[str]:
+    def collect(route: DocsIntent) -> list[str]:
         a = route.anchors
         terms = [
             *(basename(h) for h in a.target_doc_hints),
@@ -237,7 +238,7 @@ class _AnchorTermCollector:
         return dedupe(like(t) for t in terms if t and t.strip())
 
     @classmethod
-    def for_find_files(cls, route: Route) -> list[str]:
+    def for_find_files(cls, route: DocsIntent) -> list[str]:
         """With hints: only their basenames; else the general collection."""
         hints = route.anchors.target_doc_hints
         if hints:
@@ -251,7 +252,7 @@ class _RouteFilterBuilder:
     def __init__(self, layout: DocsLayout) -> None:
         self.layout = layout
 
-    def _common(self, route: Route) -> dict[str, Any]:
+    def _common(self, route: DocsIntent) -> dict[str, Any]:
         a = route.anchors
         filters: dict[str, Any] = {"target_doc_hints": list(a.target_doc_hints)}
         if a.process_domain:
@@ -266,7 +267,7 @@ class _RouteFilterBuilder:
             filters["prefer_non_tests"] = True
         return filters
 
-    def general_filters(self, route: Route) -> dict[str, Any]:
+    def general_filters(self, route: DocsIntent) -> dict[str, Any]:
         filters: dict[str, Any] = {
             "prefer_path_prefixes": list(self.layout.general_prefer_prefixes),
             "prefer_like_patterns": list(self.layout.general_prefer_like),
@@ -280,7 +281,7 @@ class _RouteFilterBuilder:
             filters["prefer_non_tests"] = True
         return filters
 
-    def summary_filters(self, route: Route) -> dict[str, Any]:
+    def summary_filters(self, route: DocsIntent) -> dict[str, Any]:
         signals = anchor_signal_types(route, self.layout)
         filters = self._common(route)
         if Signal.API_ENDPOINT in signals:
@@ -289,7 +290,7 @@ class _RouteFilterBuilder:
         filters["prefer_like_patterns"] = _AnchorTermCollector.collect(route)
         return filters
 
-    def find_files_filters(self, route: Route) -> dict[str, Any]:
+    def find_files_filters(self, route: DocsIntent) -> dict[str, Any]:
         signals = anchor_signal_types(route, self.layout)
         filters = self._common(route)
         prefixes = self._find_files_prefixes(route, signals)
@@ -304,7 +305,7 @@ class _RouteFilterBuilder:
             return dedupe(self.layout.default_prefixes)
         return dedupe(p for s in meaningful for p in self.layout.signal_prefixes(s))
 
-    def _find_files_prefixes(self, route: Route, signals: set[Signal]) -> list[str]:
+    def _find_files_prefixes(self, route: DocsIntent, signals: set[Signal]) -> list[str]:
         a = route.anchors
         from_hints = dedupe(_directory(h) for h in a.target_doc_hints)
         if from_hints:
@@ -321,7 +322,7 @@ class _RouteFilterBuilder:
         )
         return fallback or dedupe(self.layout.find_default_prefixes)
 
-    def _find_files_prefer_prefixes(self, route: Route, prefixes: list[str]) -> list[str]:
+    def _find_files_prefer_prefixes(self, route: DocsIntent, prefixes: list[str]) -> list[str]:
         a = route.anchors
         extra = (
             list(self.layout.find_process_prefixes)
@@ -338,13 +339,13 @@ def _directory(path: str) -> str:
 
 
 class PolicyResolver:
-    """Route -> one valid :class:`RetrievalPlan` (see the module doc)."""
+    """A docs intent -> one valid :class:`RetrievalPlan` (see the module doc)."""
 
     def __init__(self, layout: DocsLayout | None = None) -> None:
         self.layout = layout or DocsLayout()
         self._filters = _RouteFilterBuilder(self.layout)
 
-    def resolve(self, route: Route) -> RetrievalPlan:
+    def resolve(self, route: DocsIntent) -> RetrievalPlan:
         """The plan for ``route``; always exactly one, always valid."""
         if route.intent == Intent.GENERAL_QA:
             return self._plan(PlanProfile.GENERAL_QA, self._filters.general_filters(route))
@@ -352,7 +353,7 @@ class PolicyResolver:
             return self._plan(PlanProfile.FILE_LOOKUP, self._filters.find_files_filters(route))
         return self._plan(self.summary_profile(route), self._filters.summary_filters(route))
 
-    def summary_profile(self, route: Route) -> PlanProfile:
+    def summary_profile(self, route: DocsIntent) -> PlanProfile:
         """The single meaningful signal's profile, else ``docs_summary_generic``."""
         meaningful = anchor_signal_types(route, self.layout) - {Signal.FIND_FILES}
         if len(meaningful) != 1:

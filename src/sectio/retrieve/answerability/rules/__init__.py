@@ -1,0 +1,83 @@
+"""The answerability rules, one module each, and the chains the engines run.
+
+A chain is a tuple of rules tried in order; the first verdict decides
+(:class:`~sectio.retrieve.answerability.Judge`). A new rule is one module here
+(a class with a ``name`` and ``check(ctx) -> Verdict | None``) and one line in
+a chain; a domain pack adds its rules before ``compound_name``
+(:func:`with_rules_before`).
+
+==================  ==========================================================
+rule                decides
+==================  ==========================================================
+``compound_name``   a named document's name followed by a name the collection
+                    never contains (another product) abstains
+``named_document``  a named document passes
+``lookup_keyword``  a lookup that found its phrase word for word passes
+``exact_seed``      a docs plan that found a page by its exact path passes
+``measure``         (records the terms, coverage and best cosine)
+``subject``         another subject named (``subject = "document"``) abstains
+``coverage``        too little of the salient-term weight covered abstains
+``planner``         the docs planner's headings, names, guests and catalog
+``dense``           a best cosine at or under the calibrated floor abstains
+``rerank``          a reranked top score under ``rerank_floor`` abstains
+==================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sectio.retrieve.answerability.context import Rule
+from sectio.retrieve.answerability.rules.coverage import Coverage
+from sectio.retrieve.answerability.rules.dense import DenseFloor
+from sectio.retrieve.answerability.rules.lookup import LookupKeyword
+from sectio.retrieve.answerability.rules.measure import Measure
+from sectio.retrieve.answerability.rules.named import CompoundName, NamedDocument
+from sectio.retrieve.answerability.rules.planner import ExactSeed, Planner
+from sectio.retrieve.answerability.rules.rerank import RerankFloor
+from sectio.retrieve.answerability.rules.subject import Subject
+
+
+def section_rules() -> tuple[Rule, ...]:
+    """The section router's chain (``engine = "router"``)."""
+    return (
+        CompoundName(),
+        NamedDocument(),
+        LookupKeyword(),
+        Measure(),
+        Subject(),
+        Coverage(),
+        DenseFloor(),
+        RerankFloor(),
+    )
+
+
+def docs_rules() -> tuple[Rule, ...]:
+    """The docs planner's chain (``engine = "docs_planner"``): the section router's, with
+    ``exact_seed`` before the measures and the ``planner`` rules before ``dense``."""
+    return with_rules_before(
+        with_rules_before(section_rules(), "measure", [ExactSeed()]), "dense", [Planner()]
+    )
+
+
+def with_rules_before(chain: Sequence[Rule], name: str, rules: Sequence[Rule]) -> tuple[Rule, ...]:
+    """``chain`` with ``rules`` inserted before its rule ``name`` (at the end if it has none)."""
+    at = next((i for i, r in enumerate(chain) if r.name == name), len(chain))
+    return (*chain[:at], *rules, *chain[at:])
+
+
+__all__ = [
+    "CompoundName",
+    "Coverage",
+    "DenseFloor",
+    "ExactSeed",
+    "LookupKeyword",
+    "Measure",
+    "NamedDocument",
+    "Planner",
+    "RerankFloor",
+    "Subject",
+    "docs_rules",
+    "section_rules",
+    "with_rules_before",
+]

@@ -1,0 +1,122 @@
+"""The docs planner's rules (a docs collection: no document is named, the plan finds pages).
+
+``exact_seed``: the plan found a page by its exact path: the page was named.
+The :class:`Planner` rules, for a question no document was named in: a docs
+collection is about one product; a question about another one ("What is
+Istio?", "How do I rename a Flux Kustomization?") still finds its words here,
+so coverage says little. In order: a question that is word for word one of
+the collection's section headings passes (it names that section, as a FAQ
+heading does); an unknown name (a name-like word the collection never
+contains) abstains; a *guest name* (a word written with a capital that the
+collection mentions in at most ``guest_share`` of its chunks: another product
+it mentions in passing) needs evidence at least ``guest_margin`` above the
+calibrated floor, and that close evidence must name each guest (a close page
+that never names it is about something else); any other question needs
+evidence ``planner_margin`` above it. Last, a question whose closest page
+(its best cosine among the page catalog entries) is no closer than
+general-knowledge questions come to the catalog is about no page
+(``rule = "catalog"``): evidence passages can share a question's words
+("Docker Desktop", "Istio") where no page is about its subject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sectio.contract.result import Evidence
+from sectio.retrieve.answerability.context import PLANNER_ROUTE, RuleContext
+from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, WEAK_EVIDENCE, Verdict
+from sectio.retrieve.stats import Term, evidence_terms
+from sectio.retrieve.text import tokens
+from sectio.retrieve.words import capitalised_words, plain_words
+
+#: The plan step of a row found by its exact path (``sectio.plan.executor``).
+EXACT_SEED = "exact_seed"
+
+
+def plan_step(evidence: Evidence) -> str | None:
+    """The plan step a docs-plan row came from (an extra field of its evidence)."""
+    step = (evidence.model_extra or {}).get("plan_step")
+    return None if step is None else str(step)
+
+
+class ExactSeed:
+    """``named_document``: a docs plan with a row found by its exact path passes."""
+
+    name = "exact_seed"
+
+    def check(self, ctx: RuleContext) -> Verdict | None:
+        outcome = ctx.outcome
+        if outcome.route != PLANNER_ROUTE:
+            return None
+        if not any(plan_step(e) == EXACT_SEED for e in outcome.evidence):
+            return None
+        ctx.signals.document_named = EXACT_SEED
+        return ctx.decide("named_document", None)
+
+
+class Planner:
+    """Headings, unknown names, guest names, the planner's floors and the page catalog."""
+
+    name = "planner"
+
+    def check(self, ctx: RuleContext) -> Verdict | None:
+        outcome, dense_floor = ctx.outcome, ctx.dense_floor
+        if outcome.route != PLANNER_ROUTE or dense_floor is None or not outcome.evidence:
+            return None
+        cfg, signals, thresholds, terms = ctx.settings, ctx.signals, ctx.thresholds, ctx.terms
+        if tokens(plain_words(ctx.question)) in ctx.stats.headings:
+            return ctx.decide("named_heading", None)  # the question is a heading of the collection
+        if ctx.unknown:
+            return ctx.decide("unknown_name", SUBJECT_NOT_IN_CORPUS, ctx.unknown)
+        limit = max(1, int(cfg.guest_share * ctx.stats.chunks))
+        by_word = {t.word: t for t in terms}
+        guests = [
+            w
+            for w in dict.fromkeys(capitalised_words(ctx.question))
+            if w in by_word and 0 < by_word[w].df <= limit
+        ]
+        floor = dense_floor + (cfg.guest_margin if guests else cfg.planner_margin)
+        signals.guest_names = guests
+        thresholds.guest_df = limit
+        thresholds.planner_floor = round(dense_floor + cfg.planner_margin, 4)
+        thresholds.guest_floor = round(dense_floor + cfg.guest_margin, 4)
+        near = guest_cosines(ctx, guests, by_word, outcome.evidence)
+        far = [w for w, cosine in near.items() if cosine < floor]
+        signals.guest_cosines = {w: round(c, 4) for w, c in near.items()}
+        signals.guest_names_far = far
+        if ctx.best >= floor and not far:
+            return self._catalog(ctx)
+        reason = SUBJECT_NOT_IN_CORPUS if guests else WEAK_EVIDENCE
+        return ctx.decide("guest_name" if guests else "dense", reason, far or guests)
+
+    @staticmethod
+    def _catalog(ctx: RuleContext) -> Verdict | None:
+        """The last rule: some page must be closer than unrelated questions get."""
+        catalog = ctx.catalog() if ctx.catalog is not None else None
+        if catalog is None:
+            return None
+        ctx.signals.catalog_best = round(catalog.best, 4)
+        ctx.thresholds.catalog_floor = round(catalog.floor, 4)
+        if catalog.best > catalog.floor:
+            return None
+        return ctx.decide("catalog", WEAK_EVIDENCE)
+
+
+def guest_cosines(
+    ctx: RuleContext,
+    guests: Sequence[str],
+    by_word: Mapping[str, Term],
+    evidence: Sequence[Evidence],
+) -> dict[str, float]:
+    """Each guest name's best cosine among the evidence rows that hold it (0.0: none
+    does), in the order of ``guests``.
+
+    Evidence close to a question about another product must be where the
+    collection talks about that product: a close row that never names it
+    ("Flux release cadence" against Argo CD's own release page, where Flux
+    is named only in a distant upgrade note) is about something else.
+    """
+    lexical = ctx.words.lexical
+    rows = [(e.score, evidence_terms([e], lexical)) for e in evidence] if guests else []
+    return {w: max((s for s, ids in rows if by_word[w].ids & ids), default=0.0) for w in guests}

@@ -1,0 +1,207 @@
+"""Collection statistics and a question's salient terms: what the answerability rules weigh.
+
+:class:`TermStats` holds one tenant's BM25 document frequencies and words
+(read once with the resolver's view); :class:`SubjectWords` the words that
+tell the collection's subjects from the others it mentions; :func:`salient_terms`
+the question's words that say what it is about, each weighted by IDF;
+:func:`coverage` the share of that weight the evidence holds.
+
+Example:
+    >>> stats = TermStats(chunks=3, df={1: 3, 2: 1}, words=frozenset({"dose"}))
+    >>> round(stats.idf(2), 3) > round(stats.idf(1), 3), stats.idf(9) == stats.max_idf
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sectio.contract.result import Evidence
+from sectio.index.lexical import LexicalEncoder
+from sectio.retrieve.text import tokens
+from sectio.retrieve.words import plain_words
+
+#: A word in the subject sections of more than this share of documents names a class.
+CLASS_SHARE = 0.15
+
+
+@dataclass(frozen=True)
+class TermStats:
+    """Document frequencies of one tenant's BM25 terms and the words it contains.
+
+    ``chunks`` is the number of points counted, ``df`` maps a term id
+    (:meth:`LexicalEncoder.terms`) to the points holding it, ``words`` is every
+    normalized word of every text (for "occurs verbatim in the collection"),
+    ``headings`` every section title's words (a question that is one of them
+    names that section).
+    """
+
+    chunks: int
+    df: Mapping[int, int]
+    words: frozenset[str] = frozenset()
+    headings: frozenset[tuple[str, ...]] = frozenset()
+
+    @classmethod
+    def from_payloads(
+        cls, payloads: Iterable[Mapping[str, Any]], lexical: LexicalEncoder
+    ) -> TermStats:
+        """Statistics over stored records (title, section title and text of each)."""
+        df: Counter[int] = Counter()
+        words: set[str] = set()
+        headings: set[tuple[str, ...]] = set()
+        n = 0
+        for p in payloads:
+            text = " ".join(
+                str(p.get(k) or "") for k in ("doc_title", "section_title", "text") if p.get(k)
+            )
+            n += 1
+            df.update(lexical.terms(text))
+            words.update(tokens(text))
+            if p.get("section_title"):
+                headings.add(tokens(plain_words(str(p["section_title"]))))
+        return cls(n, dict(df), frozenset(words), frozenset(headings))
+
+    @property
+    def max_idf(self) -> float:
+        """The IDF of a term the collection never contains."""
+        return self.idf_of(0)
+
+    def idf_of(self, df: int) -> float:
+        """BM25's IDF, ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
+        return math.log(1.0 + (self.chunks - df + 0.5) / (df + 0.5))
+
+    def idf(self, term: int) -> float:
+        return self.idf_of(self.df.get(term, 0))
+
+
+@dataclass
+class Term:
+    """One salient word of the question."""
+
+    word: str
+    ids: frozenset[int]
+    df: int
+    idf: float
+    covered: bool = False
+    name_like: bool = True
+
+    @property
+    def unknown_name(self) -> bool:
+        """A name-like word the collection never contains."""
+        return self.df == 0 and self.name_like
+
+
+def salient_terms(
+    question: str,
+    *,
+    lexical: LexicalEncoder,
+    stats: TermStats,
+    ignore: frozenset[str],
+    spans: Sequence[tuple[int, int]] = (),
+    common: Callable[[str], bool] = lambda _w: False,
+    generic: frozenset[int] = frozenset(),
+) -> list[Term]:
+    """The question's words that say what it is about, with their weight (IDF).
+
+    Stopwords (no BM25 term), ``ignore`` (the routing vocabulary), words whose
+    BM25 terms are all ``generic`` (the profile's ``[anchors] generic`` words,
+    "medicine", "treatments": they name no subject), the words inside
+    ``spans`` (the resolved document names) and common words the collection
+    never contains (``common``: a whole word of the model's vocabulary) are
+    left out; a word is kept once.
+    """
+    named = {i for start, end in spans for i in range(start, end)}
+    out: list[Term] = []
+    seen: set[str] = set()
+    for i, word in enumerate(tokens(plain_words(question))):
+        if i in named or word in ignore or word in seen or word.isdigit():
+            continue
+        seen.add(word)
+        ids = lexical.terms(word)
+        if not ids or ids <= generic:
+            continue
+        df = max(stats.df.get(t, 0) for t in ids)
+        is_common = common(word)
+        if df == 0 and is_common:
+            continue
+        out.append(Term(word, ids, df, stats.idf_of(df), name_like=not is_common))
+    return out
+
+
+@dataclass(frozen=True)
+class SubjectWords:
+    """The words that tell a collection's subjects from the others it mentions.
+
+    Attributes:
+        names: the words of every document name (titles, aliases, word-like ids).
+        lookup: the words of the lookup section (conditions: what the documents treat).
+        mentioned: the words of ``subject_sections`` (where other subjects are
+            listed), each with the number of documents that mention it.
+        documents: the number of documents.
+        about: each document's lookup-section BM25 terms (what it is for: "statins",
+            "type 2 diabetes"), by document id.
+    """
+
+    names: frozenset[str]
+    lookup: frozenset[str]
+    mentioned: Mapping[str, int]
+    documents: int = 0
+    about: Mapping[str, frozenset[int]] = field(default_factory=dict)
+
+    def about_docs(self, doc_ids: Iterable[str]) -> frozenset[int]:
+        """The lookup-section terms of these documents, together."""
+        out: set[int] = set()
+        for d in doc_ids:
+            out |= self.about.get(d, frozenset())
+        return frozenset(out)
+
+    def foreign(self, terms: Sequence[Term]) -> list[str]:
+        """Name-like terms mentioned as other subjects, never named nor treated here.
+
+        A word the subject sections of many documents use (at least
+        :data:`CLASS_SHARE` of them: "NSAIDs", "beta blockers") names a class
+        the documents belong to or warn about, not another subject.
+        """
+        limit = max(1, int(CLASS_SHARE * self.documents))
+        return [
+            t.word
+            for t in terms
+            if t.name_like
+            and t.df > 0
+            and 0 < self.mentioned.get(t.word, 0) <= limit
+            and t.word not in self.lookup
+            and t.word not in self.names
+        ]
+
+
+def evidence_terms(evidence: Sequence[Evidence], lexical: LexicalEncoder) -> frozenset[int]:
+    """Every BM25 term of the evidence (titles, section titles and texts)."""
+    ids: set[int] = set()
+    for e in evidence:
+        ids |= lexical.terms(" ".join(x for x in (e.doc_title, e.section_title, e.text) if x))
+    return frozenset(ids)
+
+
+def coverage(terms: Sequence[Term]) -> float:
+    """The share of the salient-term weight the evidence holds, over the terms the
+    collection contains.
+
+    A word the collection never contains can be held by no evidence at all, so it
+    says nothing about *this* evidence: it is judged by the rules for unknown names
+    (the subject rule, the docs planner's), not here. Counted here at the highest
+    IDF, it abstained SciFact claims whose abstract names the thing another way
+    ("ivermectin", "400mg", "IFIT1" against "IFITs"). 1.0 when no term is left.
+
+    Example:
+        >>> seen = Term("dose", frozenset({1}), 3, 1.0, covered=True)
+        >>> unseen = Term("ifit1", frozenset({2}), 0, 9.0)
+        >>> coverage([seen, unseen]), coverage([unseen])
+        (1.0, 1.0)
+    """
+    known = [t for t in terms if t.df > 0]
+    total = sum(t.idf for t in known)
+    return sum(t.idf for t in known if t.covered) / total if total else 1.0

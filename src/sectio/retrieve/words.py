@@ -1,0 +1,91 @@
+"""How a question's words read: possessives and contractions cut, capitals, common words.
+
+Text normalisation for the answerability rules (and the resolver's "known
+word" test): :func:`plain_words` cuts what would read as an unknown name,
+:func:`capitalised_words` finds the words written with a capital, and
+:func:`common_words` tells a word of the language from a name by the
+embedding model's vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
+_CONTRACTION = re.compile(r"\b\w+['\u2019](?:t|ve|ll|re|d|m)\b", re.IGNORECASE)
+#: Contractions written without their apostrophe ("Ive", "dont"): informal spelling.
+_BARE_CONTRACTION = re.compile(
+    r"\b(?:ive|youve|weve|theyve|youre|theyre|dont|doesnt|didnt|cant|couldnt|wouldnt"
+    r"|shouldnt|isnt|arent|wasnt|werent|wont|havent|hasnt|hadnt)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
+
+
+def plain_words(question: str) -> str:
+    """``question`` with possessives cut to their noun ("Istio's" -> "Istio") and
+    contractions ("can't", "I've", "Ive") left out, so neither reads as an unknown name.
+
+    Example:
+        >>> plain_words("Why can't Istio's proxy start? Ive tried")
+        'Why  Istio proxy start?  tried'
+    """
+    return _BARE_CONTRACTION.sub("", _CONTRACTION.sub("", _POSSESSIVE.sub(r"\1", question)))
+
+
+def capitalised_words(question: str) -> list[str]:
+    """The words written with a capital inside the question (not its first word), lowercased.
+
+    A hyphenated compound gives its parts written with a capital, as the
+    question's terms split it ("Envoy-based" -> "envoy", "non-Istio" -> "istio").
+
+    Example:
+        >>> capitalised_words("What is Istio? How does Envoy-based non-Flux work")
+        ['istio', 'how', 'envoy', 'flux']
+    """
+    words = _WORD.findall(plain_words(question))
+    return [p.lower() for w in words[1:] for p in w.split("-") if p[:1].isupper()]
+
+
+#: Endings of inflected words ("meds", "thinners", "blurry", "blockers"): a common stem
+#: plus one of them is a common word, not a name.
+INFLECTIONS = ("ing", "ers", "es", "ed", "ry", "s", "y")
+#: The shortest half of a compound of two common words ("heartburn", "bedtime").
+COMPOUND_PART = 4
+
+
+def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
+    """A ``common`` test for :func:`salient_terms` from the embedding model's tokenizer.
+
+    A word is common when it is one whole word of the model's vocabulary,
+    such a word of at least three letters plus one of :data:`INFLECTIONS`
+    ("meds", "thinners", "blockers"), or two such words of at least
+    :data:`COMPOUND_PART` letters written as one ("heartburn"; shorter parts
+    would read "Prozac" as pro + zac). Brand names such as "Sudafed",
+    "Lovenox" or "Cialis" keep a part the vocabulary does not hold, so they
+    stay name-like.
+
+    Example:
+        >>> vocab = {"med", "thinner", "dose", "heart", "burn", "love", "no", "pro"}
+        >>> common = common_words(lambda w: 1 if w in vocab else 3)
+        >>> words = ("dose", "meds", "thinners", "heartburn", "sudafed", "lovenox", "prozac")
+        >>> [common(w) for w in words]
+        [True, True, True, True, False, False, False]
+    """
+
+    def whole(word: str, shortest: int) -> bool:
+        return len(word) >= shortest and count_tokens(word) <= 1
+
+    def common(word: str) -> bool:
+        if count_tokens(word) <= 1:
+            return True
+        stems = [word[: -len(end)] for end in INFLECTIONS if word.endswith(end)]
+        if any(whole(stem, 3) for stem in stems):
+            return True
+        return any(
+            whole(word[:i], COMPOUND_PART) and whole(word[i:], COMPOUND_PART)
+            for i in range(COMPOUND_PART, len(word) - COMPOUND_PART + 1)
+        )
+
+    return common
