@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
 from tests.helpers import chunk, write_jsonl
@@ -103,12 +104,13 @@ def test_json_and_collection_options_are_where_the_readme_says() -> None:
     commands --collection."""
     from sectio.cli.base import cli
 
+    def takes(command: click.Command, option: str) -> bool:
+        if isinstance(command, click.Group):  # a group: every one of its commands takes it
+            return all(takes(sub, option) for sub in command.commands.values())
+        return any(option in getattr(p, "opts", []) for p in command.params)
+
     def has(option: str) -> set[str]:
-        return {
-            name
-            for name, command in cli.commands.items()
-            if any(option in getattr(p, "opts", []) for p in command.params)
-        }
+        return {name for name, command in cli.commands.items() if takes(command, option)}
 
     assert set(cli.commands) - has("--json") == {"serve", "mcp"}
     assert set(cli.commands) - has("--collection") == {

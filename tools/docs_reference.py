@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 import re
 import sys
 import tempfile
@@ -227,7 +228,41 @@ def _sub_models(annotation: Any) -> Iterator[tuple[type[BaseModel], str]]:
             yield from _sub_models(arg)
 
 
-def _fields_table(model: type[BaseModel], key_prefix: str = "") -> str:
+_PLACEHOLDERS: dict[str, object] = {"str": "my_value", "int": 1, "float": 0.5, "bool": True}
+
+
+def _example(name: str, field: FieldInfo) -> str:
+    """One TOML line for the key: its default, else a placeholder of its type (a sub-table:
+    its own table below)."""
+    if any(True for _ in _sub_models(field.annotation)):
+        return "(table below)"
+    value = None if field.is_required() else field.get_default(call_default_factory=True)
+    if value is None or value in ((), [], {}):
+        base = _type_name(field.annotation).split(" | ")[0]
+        inner = re.sub(r"[^\w].*$", "", base.split("[")[-1])
+        one = _PLACEHOLDERS.get(inner, "my_value")
+        value = [one] if base.startswith(("tuple", "list")) else one
+    if isinstance(value, tuple):
+        value = list(value)
+    text = json.dumps(value, ensure_ascii=False)
+    text = "true" if value is True else "false" if value is False else text
+    return f"`{name} = {text}`".replace("|", "\\|")
+
+
+def _fields_table(model: type[BaseModel], key_prefix: str = "", examples: bool = False) -> str:
+    if examples:
+        rows = ["| key | type | default | required | example |\n", "|---|---|---|---|---|\n"]
+        for name, field in model.model_fields.items():
+            required = "yes" if field.is_required() else ""
+            choices = [str(c) for c in getattr(field.validation_alias, "choices", None) or ()]
+            others = [c for c in choices if c != name]
+            alias = f" (also read as `{'`, `'.join(others)}`)" if others else ""
+            rows.append(
+                f"| `{key_prefix}{name}`{alias} | {_type_name(field.annotation)} | "
+                f"{_default(field) if not field.is_required() else ''} | {required} | "
+                f"{_example(name, field)} |\n"
+            )
+        return "".join(rows)
     rows = ["| key | type | default | required |\n", "|---|---|---|---|\n"]
     for name, field in model.model_fields.items():
         alias = ""
@@ -269,7 +304,7 @@ def profile_page() -> str:
     for table, model in _model_tables(CorpusProfile, "", set()):
         title = "top level" if not table else f"`{table}`"
         out += [f"\n## {title}\n\n", f"`{model.__name__}`. {_doc(model)}\n\n"]
-        out.append(_fields_table(model))
+        out.append(_fields_table(model, examples=True))
     out.append(_policy_table())
     out.append(_docs_table())
     return "".join(out)

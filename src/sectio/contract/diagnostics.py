@@ -116,11 +116,14 @@ class SectionPick(Facts):
 
 class SectionFacts(Facts):
     """``details.section_resolution``: the section, ``how`` (``flag``, ``phrase``,
-    ``folded``, ``none``), the phrase, typos, every candidate and a joined second one."""
+    ``folded``, ``intent``, ``none``), the phrase, typos, every candidate and a joined
+    second one; ``via``: what chose it (``profile_phrase``, ``learned_number``,
+    ``learned_title``, ``intent``; :mod:`sectio.retrieve.learned`)."""
 
     section_key: str | None
     how: str
     phrase: str | None = None
+    via: str | None = None
     typo: list[WordRead] = Field(default_factory=list)
     candidates: list[SectionPick] = Field(default_factory=list)
     also: SectionPick | None = None

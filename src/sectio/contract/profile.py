@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import tomllib
@@ -181,6 +182,24 @@ class NameSettings(_Strict):
     brand_table: bool = False
 
 
+class LearningSettings(_Strict):
+    """Section routing learned from the corpus (``[learning]``).
+
+    With ``enabled`` on, a collection routes by its own sections where the
+    profile's phrases say nothing: numbered references ("article 17",
+    "§ 4.2"), section titles as phrases, and section keys most documents
+    share (:mod:`sectio.retrieve.learned`). Sections the profile lists are
+    left to it. ``enabled = false`` turns learning off: the profile alone routes.
+    ``common_share``: a question word found in more than this share of the
+    chunks says little of what is asked; a title phrase routes when the
+    question's other words are mostly such words (or a unit word such as
+    "section" stands beside it).
+    """
+
+    enabled: bool = True
+    common_share: float = Field(default=0.1, ge=0.0, le=1.0)
+
+
 class AnchorSettings(_Strict):
     """What cannot anchor a facet hit (``[anchors]``).
 
@@ -231,6 +250,7 @@ class CorpusProfile(_Strict):
     answerability: AnswerabilitySettings = AnswerabilitySettings()
     intent: IntentSettings = IntentSettings()
     names: NameSettings = NameSettings()
+    learning: LearningSettings = LearningSettings()
     reverse_lookup_section: str | None = None
     facets: dict[str, FacetSpec] = Field(default_factory=dict)
     anchors: AnchorSettings = AnchorSettings()
@@ -287,8 +307,15 @@ class CorpusProfile(_Strict):
         return tuple(s.key for s in self.sections if s.intro)
 
     def sha256(self) -> str:
-        """Hash of the profile's content (bound in the manifest)."""
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        """Hash of the profile's content (bound in the manifest).
+
+        ``[learning]`` at its defaults is left out, so a collection built
+        before the table existed keeps its hash.
+        """
+        data = self.model_dump(mode="json")
+        if self.learning == LearningSettings():
+            data.pop("learning")
+        blob = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -302,7 +329,48 @@ def _parse(text: str, origin: str) -> CorpusProfile:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err.get("loc", ())) or "<profile>"
+        if err.get("type") == "extra_forbidden":
+            raise ProfileError(f"profile {origin}: {unknown_key(err.get('loc', ()))}") from exc
         raise ProfileError(f"profile {origin}: {loc}: {err.get('msg')}") from exc
+
+
+def unknown_key(loc: tuple[int | str, ...]) -> str:
+    """``unknown key 'learning.enabeld' (did you mean 'learning.enabled'?)``: the nearest
+    valid key of the same table (list positions skipped), or the table's keys when none is near.
+
+    Example:
+        >>> unknown_key(("learning", "enabeld"))
+        "unknown key 'learning.enabeld' (did you mean 'learning.enabled'?)"
+        >>> unknown_key(("sections", 0, "phrase"))
+        "unknown key 'sections.0.phrase' (did you mean 'sections.0.phrases'?)"
+    """
+    model: type[BaseModel] = CorpusProfile
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        inner = _model_of(field.annotation) if field is not None else None
+        if inner is None:
+            break
+        model = inner
+    path = ".".join(str(p) for p in loc)
+    valid = sorted(model.model_fields)
+    near = difflib.get_close_matches(str(loc[-1]), valid, n=1, cutoff=0.5)
+    where = ".".join(str(p) for p in loc[:-1])
+    if near:
+        return f"unknown key {path!r} (did you mean {'.'.join([where, near[0]]).lstrip('.')!r}?)"
+    return f"unknown key {path!r} (valid here: {', '.join(valid)})"
+
+
+def _model_of(annotation: object) -> type[BaseModel] | None:
+    """The profile sub-model inside a field's annotation (``tuple[SectionSpec, ...]``), or None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def load_profile(name_or_path: str | Path | None) -> CorpusProfile:

@@ -30,6 +30,8 @@ from sectio.contract.profile import CorpusProfile
 from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.brands import BrandTable, ingredient_key
 from sectio.retrieve.domain import DomainPack, Reading
+from sectio.retrieve.learned import LearnedVocabulary
+from sectio.retrieve.learned.reading import learned_reading
 from sectio.retrieve.reads import TenantGuard, scroll_all
 from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
 from sectio.retrieve.resolve_section import SectionMatch, SectionResolver, joined_match
@@ -52,12 +54,14 @@ class CorpusView:
         subjects: the words of document names, of the lookup section and of the
             sections that list other subjects (answerability).
         ingredients: the documents' ingredient keys (brands read as ingredients).
+        learned: the sections' numbers and titles (None: the profile's ``[learning]`` is off).
     """
 
     catalog: DocCatalog
     stats: TermStats
     subjects: SubjectWords
     ingredients: frozenset[tuple[str, ...]] = frozenset()
+    learned: LearnedVocabulary | None = None
 
     @functools.cached_property
     def ingredient_words(self) -> frozenset[str]:
@@ -112,14 +116,43 @@ class Resolver:
                 content=lambda w: bool(lexical.terms(w)),
                 brand_table=self.brand_table,
                 usable_brand=self._usable_brand,
+                variants=self._learns,
+                usable_variant=self._usable_variant,
             )
             self._views[scope.tenant] = CorpusView(
                 catalog,
                 stats,
                 self._subjects(payloads, catalog, lexical),
                 frozenset(ingredient_key(t) for t in catalog.titles.values()),
+                self._learned(payloads, lexical, stats),
             )
         return self._views[scope.tenant]
+
+    def _learned(
+        self, payloads: list[dict[str, Any]], lexical: LexicalEncoder, stats: TermStats
+    ) -> LearnedVocabulary | None:
+        """The tenant's learned vocabulary (sections the profile lists left to it)."""
+        if not self._learns:
+            return None
+        skip = {s.key for s in self.profile.sections}
+        common = self.profile.learning.common_share * stats.chunks
+
+        def salient(word: str) -> bool:
+            return any(stats.df.get(t, 0) <= common for t in lexical.terms(word))
+
+        return LearnedVocabulary.from_payloads(
+            payloads, skip=skip, content=lambda w: bool(lexical.terms(w)), salient=salient
+        )
+
+    @property
+    def _learns(self) -> bool:
+        """Learning is on (``[learning] enabled``) and the section router answers (the docs
+        planner plans from its own layers, :mod:`sectio.plan`)."""
+        return self.profile.learning.enabled and self.profile.engine == "router"
+
+    def _usable_variant(self, name: Tokens) -> bool:
+        """A one-word variant of a title (an acronym) must not be a common or routing word."""
+        return len(name) > 1 or (not self.common(name[0]) and name[0] not in self.routing_words)
 
     def _usable_brand(self, brand: Tokens) -> bool:
         """A brand reads as a name unless all its words are common or one routes sections."""
@@ -192,6 +225,12 @@ class Resolver:
             docs_named = named.candidates if named is not None else ()
         sections_named = tuple(catalog.sections_of(d) for d in docs_named)
         match = _first_present(matches, list(sections_named), self.stand_ins)
+        read = learned_reading(view.learned, catalog, request, spans, docs_named, match)
+        match = read.match
+        if read.doc_id:
+            doc_id, docs_named = read.doc_id, (read.doc_id,)
+            sections_named = (catalog.sections_of(doc_id),)
+            named = DocResolution(doc_id, catalog.display_name(doc_id), "section")
         section = request.section_key or (match.key if match else None)
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
@@ -277,7 +316,10 @@ def _section_details(
     if match is None:
         return SectionFacts(section_key=None, how="none")
     out = SectionFacts(
-        section_key=match.key, how="folded" if match.folded else "phrase", phrase=match.phrase
+        section_key=match.key,
+        how="folded" if match.folded else "phrase",
+        phrase=match.phrase,
+        via=match.via,
     )
     if match.typo:
         out.typo = [WordRead(word=word, read_as=read) for word, read in match.typo]

@@ -60,6 +60,7 @@ from typing import Any, Literal
 
 from sectio.contract.diagnostics import DocReading, NameTypo
 from sectio.retrieve.brands import MAX_BRAND_WORDS, BrandName, BrandTable
+from sectio.retrieve.learned.names import add_variants
 from sectio.retrieve.text import Tokens, edit_distance, folded_tokens, tokens
 
 #: Names at least this long (letters, spaces excluded) tolerate one edit.
@@ -77,7 +78,9 @@ RELEASE_FORM_WORDS = frozenset(
     }
 )  # fmt: skip
 
-How = Literal["flag", "exact", "folded", "fuzzy", "brand"]
+#: How a document was named; ``section``: by the section the question names, which
+#: one document alone has (:mod:`sectio.retrieve.learned.reading`).
+How = Literal["flag", "exact", "folded", "fuzzy", "brand", "section"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,8 @@ class DocCatalog:
         content: Callable[[str], bool] | None = None,
         brand_table: BrandTable | None = None,
         usable_brand: Callable[[Tokens], bool] = lambda _brand: True,
+        variants: bool = False,
+        usable_variant: Callable[[Tokens], bool] = lambda _name: True,
     ) -> DocCatalog:
         """A catalog from chunk payloads (any number per document).
 
@@ -198,14 +203,20 @@ class DocCatalog:
                 every question with that word in it would name the document.
             brand_table: brands that name documents through their ingredients (None: none).
             usable_brand: whether a brand may be read as a name (not a common word).
+            variants: add the names people use for a title (without its number, its
+                head, its acronym: :mod:`sectio.retrieve.learned.names`), each only
+                where ``usable_variant`` accepts it and one document alone has it.
         """
         titles: dict[str, str] = {}
         raw: dict[tuple[str, str], str] = {}
         sections: dict[str, set[str]] = defaultdict(set)
+        texts: dict[str, list[str]] = defaultdict(list)
         for p in payloads:
             doc_id = str(p.get("doc_id") or "")
             if not doc_id:
                 continue
+            if variants:
+                texts[doc_id].append(str(p.get("text") or ""))
             if (p.get("chunk_kind") or "prose") == "prose" and p.get("section_key"):
                 sections[doc_id].add(str(p["section_key"]))
             title = p.get("doc_title")
@@ -224,6 +235,8 @@ class DocCatalog:
             head = release_form_head(display)
             if head and owners.get(" ".join(tokens(head)), {doc_id}) == {doc_id}:
                 raw.setdefault((doc_id, " ".join(tokens(head))), head)
+        if variants:
+            add_variants(raw, usable_variant, texts)
         names = []
         for (doc_id, _norm), display in sorted(raw.items()):
             exact = tokens(display)

@@ -57,7 +57,11 @@ def substitute_names(words: Tokens, spans: list[tuple[int, int]]) -> Tokens:
 
 @dataclass(frozen=True)
 class SectionMatch:
-    """A resolved section: the key, the phrase that named it, where, and how."""
+    """A resolved section: the key, the phrase that named it, where, and how.
+
+    ``via``: what chose it (``profile_phrase``; the learned vocabulary's
+    ``learned_number`` or ``learned_title``, :mod:`sectio.retrieve.learned`).
+    """
 
     key: str
     phrase: str
@@ -65,6 +69,7 @@ class SectionMatch:
     end: int
     folded: bool = False
     typo: tuple[tuple[str, str], ...] = ()
+    via: str = "profile_phrase"
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from sectio.cli.commands import (  # noqa: F401
     mcp,
     ops,
     plan,
+    profile,
     search,
     serve,
     snapshot,

@@ -27,6 +27,9 @@ def print_result(result: RetrievalResult) -> None:
     from sectio.contract.diagnostics import LookupDocument
 
     where = " / ".join(x for x in (result.resolved_doc_id, result.resolved_section_key) if x)
+    via = (result.details.get("section_resolution") or {}).get("via")
+    if via and result.resolved_section_key:
+        where += f" (section by {via})"
     click.echo(
         f"{result.decision} ({result.reason}) via {result.route}" + (f": {where}" if where else "")
     )

@@ -8,12 +8,20 @@ from sectio.cli.base import Context, cli, emit_json, json_option, pass_state
 
 
 @cli.command()
-@click.option("--collection", "-c", default=None, help="Only this collection.")
+@click.option(
+    "--collection", "-c", default=None, help="Only this collection (and what its sections taught)."
+)
 @json_option
 @pass_state
 def info(state: Context, collection: str | None, as_json: bool) -> None:
     """Show collections, their counts and manifests (and a count the manifest disagrees with)."""
     data = state.sectio.info(collection)
+    if collection is not None and data["collections"] and data["collections"][0]["manifest"]:
+        from sectio.retrieve.learned.report import learned_summary
+
+        coll = state.sectio.collection(collection)
+        learned = learned_summary(coll, "default", state.sectio.tenant_guard)
+        data["collections"][0]["learned"] = learned
     if as_json:
         emit_json(data)
         return
@@ -37,3 +45,22 @@ def info(state: Context, collection: str | None, as_json: bool) -> None:
             )
         elif c["manifest"] is None:
             click.echo("  warning: no manifest: every query refuses it")
+        _learned_lines(c.get("learned"))
+
+
+def _learned_lines(learned: dict[str, object] | None) -> None:
+    """What the collection's sections taught the router (``-c NAME`` only)."""
+    if not learned:
+        return
+    if not learned.get("enabled"):
+        click.echo("  learned routing: off ([learning] enabled = false, or the docs planner)")
+        return
+    click.echo(
+        f"  learned routing ({learned['tenant']}): {learned['documents']} documents, "
+        f"{learned['sections']} sections, {learned['numbered_sections']} numbered, "
+        f"{learned['title_phrases']} title phrases"
+    )
+    shared = learned.get("shared_sections") or []
+    assert isinstance(shared, list)
+    for s in shared:
+        click.echo(f"  shared section {s['section_key']}: {len(s['phrases'])} phrases")

@@ -22,7 +22,7 @@ fallback search answers as before.
 
 from __future__ import annotations
 
-from sectio.contract.diagnostics import Diagnostics
+from sectio.contract.diagnostics import Diagnostics, SectionFacts
 from sectio.contract.result import Evidence
 from sectio.retrieve.intent import IntentClassifier, IntentReading
 from sectio.retrieve.resolve_section import substitute_names
@@ -78,6 +78,9 @@ class IntentRoute:
         for i, e in enumerate(evidence, start=1):
             e.rank = i
         details = Diagnostics(intent=reading.as_details())
+        details.section_resolution = SectionFacts(
+            section_key=reading.chosen[0], how="intent", via="intent"
+        )
         if len(docs) > 1:
             details.documents = [doc_id for doc_id, _ in docs]
         return Outcome(

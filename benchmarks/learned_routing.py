@@ -1,0 +1,90 @@
+"""What learned section routing costs (issue 33): the tenant view's build and the resolve step.
+
+Learning happens where the router reads the tenant's records once (the same
+complete read that builds the document catalog), not at ingest: ingest time
+is the same with it on or off. This measures, on the collections that
+``benchmarks/new_corpora.py`` built (``.sectio-bench/new-<set>-minilm``),
+with learning on and off (``[learning] enabled``):
+
+* ``view ms``: building the tenant's view (catalog, term statistics, learned
+  vocabulary) from one scroll, median of ``--repeat`` builds;
+* ``resolve p50 / p95 ms``: the resolve step (document and section) of every
+  question of the set (both splits), vocabulary already built.
+
+Usage::
+
+    .venv/bin/python benchmarks/learned_routing.py [--sets quic_rfc,oss_licenses,vi_law]
+        [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import BENCH, jsonl  # noqa: E402
+
+from sectio import Sectio, Settings  # noqa: E402
+from sectio.contract.profile import LearningSettings  # noqa: E402
+from sectio.contract.request import AskRequest  # noqa: E402
+from sectio.retrieve.resolve import Resolver  # noqa: E402
+from sectio.retrieve.routes.base import Turn  # noqa: E402
+
+
+def measure(name: str, repeat: int) -> list[str]:
+    """Table rows for one set: learning off, then on."""
+    sx = Sectio(Settings(home=BENCH / f"new-{name}-minilm" / "sectio", embedder="minilm"))
+    rows = []
+    try:
+        router = sx.router(name)
+        scope = router.scope("default")
+        questions = [
+            q["text"] for q in jsonl(ROOT / "benchmarks" / "data" / name / "questions.jsonl")
+        ]
+        for enabled in (False, True):
+            profile = router.collection.profile.model_copy(
+                update={"learning": LearningSettings(enabled=enabled)}
+            )
+            builds = []
+            for _ in range(repeat):
+                resolver = Resolver(profile, guard=router.guard, common=router.resolver.common)
+                t0 = time.perf_counter()
+                resolver.view(scope)
+                builds.append((time.perf_counter() - t0) * 1000)
+            times = []
+            for q in questions:
+                t0 = time.perf_counter()
+                resolver.resolve(scope, Turn(AskRequest.of(q)))
+                times.append((time.perf_counter() - t0) * 1000)
+            times.sort()
+            p95 = times[int(0.95 * (len(times) - 1))]
+            rows.append(
+                f"| {name} | {'on' if enabled else 'off'} | {statistics.median(builds):.0f} | "
+                f"{statistics.median(times):.2f} / {p95:.2f} | {len(questions)} |"
+            )
+    finally:
+        sx.close()
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sets", default="quic_rfc,oss_licenses,vi_law")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    print("| set | learning | view ms | resolve p50 / p95 ms | questions |")
+    print("|---|---|---|---|---|")
+    for name in args.sets.split(","):
+        for row in measure(name, args.repeat):
+            print(row)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""The names people use for a document, read from its title, aliases and text.
+
+From a title (or alias) "General Data Protection Regulation (EU) 2016/679":
+
+* the title without its parenthesised parts and trailing number
+  ("General Data Protection Regulation"), kept only when two words or more remain;
+* its part before a colon or a spaced dash ("RFC 9000" for "RFC 9000: QUIC: ...");
+* its acronym, from the capitalised words (three letters or more: "GDPR"; a
+  leading all-caps word left out too: "GNU General Public License" -> "GPL"),
+  with the version the title ends in ("GPLv3", "GPL 3", "GPL-3.0", "MPL 2.0",
+  "SOC 2"), and the first word with it ("Apache 2.0");
+* an acronym's long form where the document's text spells it out: "General
+  Data Protection Regulation (GDPR)" makes the long form a name of a document
+  called "GDPR".
+
+A variant names its document only when no other document has it (as a
+variant or a name) and ``usable`` says it may (not a common word): the
+catalog's typo and look-alike rules then apply to it as to any name.
+
+Example:
+    >>> name_variants("General Data Protection Regulation (EU) 2016/679")
+    ['General Data Protection Regulation', 'GDPR']
+    >>> name_variants("GNU General Public License v3.0")[:5]
+    ['GNU General Public License', 'GPL', 'GPL 3.0', 'GPLv3.0', 'GPL-3.0']
+    >>> name_variants("GNU General Public License v3.0")[5:]
+    ['GPL v3', 'GPL 3', 'GPLv3']
+    >>> name_variants("RFC 9000: QUIC: A UDP-Based Multiplexed and Secure Transport")
+    ['RFC 9000']
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+
+from sectio.retrieve.text import Tokens, tokens
+
+_PARENS = re.compile(r"\s*[(\[][^)\]]*[)\]]")
+_VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)$", re.IGNORECASE)
+_TRAILING_NUMBER = re.compile(r"^(?:v?\d[\w./-]*|no\.?|nr\.?)$", re.IGNORECASE)
+_HEAD = re.compile(r"^(.+?)(?::\s|\s+[-–—]\s+)")
+_SMALL = frozenset({"of", "and", "for", "the", "on", "to", "in", "a", "an", "de", "du", "la"})
+#: Acronyms and first words shorter than this are not names of their own.
+MIN_ACRONYM = 3
+#: Titles with more capitalised words than this are sentences, not acronym sources.
+MAX_ACRONYM = 6
+
+
+def _base(title: str) -> tuple[list[str], str | None]:
+    """The title's words without parenthesised parts and trailing numbers, and its version."""
+    words = _PARENS.sub("", title).split()
+    version = None
+    while len(words) > 1 and _TRAILING_NUMBER.match(words[-1]):
+        m = _VERSION.match(words[-1])
+        if m and version is None:
+            version = m.group(1)
+        words.pop()
+    return words, version
+
+
+def _acronym(words: list[str]) -> str | None:
+    """The initials of the capitalised words (all-caps words, themselves acronyms, left
+    out), when there are :data:`MIN_ACRONYM` to :data:`MAX_ACRONYM` of them."""
+    caps = [w for w in words if w[:1].isupper() and not (w.isupper() and len(w) > 1)]
+    if not MIN_ACRONYM <= len(caps) <= MAX_ACRONYM or len(words) > MAX_ACRONYM + 3:
+        return None
+    return "".join(w[0] for w in caps).upper()
+
+
+def _versioned(name: str, version: str) -> list[str]:
+    major, _, minor = version.partition(".")
+    forms = [f"{name} {version}", f"{name}v{version}", f"{name}-{version}"]
+    if minor.strip("0.") == "":  # "3.0" is also written "3", "v3"
+        forms += [f"{name} v{major}", f"{name} {major}", f"{name}v{major}"]
+    return list(dict.fromkeys(forms))
+
+
+def name_variants(title: str) -> list[str]:
+    """The names people use for a document titled ``title`` (see the module doc), in order."""
+    out: list[str] = []
+    words, version = _base(title)
+    base = " ".join(words)
+    if len(words) >= 2 and base != title.strip():
+        out.append(base)
+    head = _HEAD.match(title)
+    if head:
+        out.append(head.group(1).strip())
+        words, version = _base(head.group(1))
+    acronym = _acronym(words)
+    if acronym:
+        out.append(acronym)
+        if version:
+            out += _versioned(acronym, version)
+    first = words[0] if words else ""
+    if version and len(words) >= 2 and len(first) > MIN_ACRONYM and not first.isupper():
+        out.append(f"{first} {version}")
+    return list(dict.fromkeys(v for v in out if tokens(v) and v != title))
+
+
+def long_forms(acronym: str, texts: Iterable[str]) -> list[str]:
+    """Long forms of ``acronym`` the texts spell out before it: "General Data Protection
+    Regulation (GDPR)"; the initials of the capitalised words must be the acronym."""
+    pattern = re.compile(
+        rf"((?:[A-Z][\w'-]*\s+(?:(?:{'|'.join(_SMALL)})\s+)*)+)\(\s*{acronym}\s*\)"
+    )
+    out: list[str] = []
+    for text in texts:
+        for m in pattern.finditer(text):
+            caps = [w for w in m.group(1).split() if w[:1].isupper()]
+            for n in range(len(caps), 1, -1):
+                if "".join(w[0] for w in caps[-n:]).upper() == acronym:
+                    words = m.group(1).split()
+                    start = len(words) - 1 - words[::-1].index(caps[-n])
+                    out.append(" ".join(words[start:]))
+                    break
+    return list(dict.fromkeys(out))
+
+
+def add_variants(
+    raw: dict[tuple[str, str], str],
+    usable: Callable[[Tokens], bool] = lambda _t: True,
+    texts: Mapping[str, list[str]] | None = None,
+) -> None:
+    """Add to ``raw`` (``(doc_id, normalized name) -> display``) every variant of its names
+    that one document alone has and ``usable`` accepts; ``texts``: each document's texts,
+    where acronyms' long forms are looked for."""
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+    for (doc_id, _norm), display in list(raw.items()):
+        for v in name_variants(display):
+            found[" ".join(tokens(v))].setdefault(doc_id, v)
+        words = display.split()
+        if texts and len(words) == 1 and display.isupper() and len(display) >= MIN_ACRONYM:
+            for v in long_forms(re.escape(display), texts.get(doc_id, ())):
+                found[" ".join(tokens(v))].setdefault(doc_id, v)
+    owners: dict[str, set[str]] = defaultdict(set)
+    for doc_id, norm in raw:
+        owners[norm].add(doc_id)
+    for norm, docs in found.items():
+        if len(docs) != 1 or not usable(tuple(norm.split())):
+            continue
+        ((doc_id, display),) = docs.items()
+        if owners.get(norm, {doc_id}) == {doc_id}:
+            raw.setdefault((doc_id, norm), display)

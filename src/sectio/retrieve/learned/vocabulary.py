@@ -1,0 +1,400 @@
+"""The routing vocabulary a collection teaches: section numbers and titles, read from its records.
+
+Built from one tenant's records (the same complete read that builds the
+document catalog), so it holds only what that tenant's records say, and is
+rebuilt whenever they change. Two shapes of corpus, both handled:
+
+* **shared section keys**: a key without a number that at least
+  :data:`SHARED_MIN_DOCS` documents and half of them have (``preamble``,
+  ``contraindications``, ``item_7``-free 10-K keys): its words and its
+  titles become phrases that route in every document that has it;
+* **per-document sections**: each section's number, read from its title or
+  key (:mod:`sectio.retrieve.learned.numbers`), and its title without the
+  number, split at a dash, colon or bracket ("Right to erasure", "right to
+  be forgotten"), as phrases of that document.
+
+Sections the profile lists are left to the profile (it wins where it speaks).
+
+Matching (:meth:`LearnedVocabulary.match`), after the profile's phrases found
+nothing: a numbered reference first ("article 17", "§19.3"; a sub-number the
+document lacks reads as its parent: "clause 5.2" -> section 5), then title
+phrases, longest first, on word boundaries, exact then accent-folded, the
+document's name read as "it". A title of one word routes only next to a word
+that names a unit ("the Pacing section"); a title routes when it is most of
+what the question asks (:meth:`LearnedVocabulary.claims`), not a term of art
+it uses; shared keys' phrases route wherever they occur, as a profile's do.
+Only the named document's sections are candidates; with no document named,
+a number or title that exactly one document has names that document too; one
+several documents share names nothing (never a guess).
+
+Example:
+    >>> v = LearnedVocabulary.from_payloads([
+    ...     {"doc_id": "gdpr", "section_key": "article_17",
+    ...      "section_title": "Article 17 - Right to erasure ('right to be forgotten')"},
+    ...     {"doc_id": "gdpr", "section_key": "recital_26", "section_title": "Recital 26"},
+    ... ])
+    >>> m = v.match("what does art. 17(3) say")
+    >>> m.doc_id, m.key, m.via
+    ('gdpr', 'article_17', 'learned_number')
+    >>> v.match("the right to be forgotten").key
+    'article_17'
+    >>> v.match("recital 17") is None
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sectio.retrieve.learned.numbers import (
+    KIND_WORDS,
+    Number,
+    key_number,
+    names,
+    question_refs,
+    title_number,
+)
+from sectio.retrieve.resolve_section import substitute_names
+from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
+
+#: A shared key is one at least this many documents have (and half of them).
+SHARED_MIN_DOCS = 3
+#: How the learned vocabulary chose a section (``details.section_resolution.via``).
+Via = Literal["learned_number", "learned_title"]
+_SPLIT = re.compile(r"\s+[-–—]\s+|[:;()\[\]\"“”‘’«»]|(?<!\w)'|'(?!\w)")
+#: Unit words a one-word title must stand next to ("the Pacing section").
+_UNIT_WORDS = frozenset(w for k in KIND_WORDS for w in k.split()) | {"chapter", "heading"}
+#: The most words before a unit word read as a title's part.
+_CUE_WORDS = 6
+
+
+@dataclass(frozen=True)
+class LearnedSection:
+    """One section of one document as the vocabulary read it."""
+
+    doc_id: str
+    key: str
+    title: str
+    number: Number | None
+    phrases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LearnedMatch:
+    """A section the vocabulary found: the document (None: a shared key, no document named)."""
+
+    doc_id: str | None
+    key: str
+    via: Via
+    phrase: str
+
+    def as_details(self) -> dict[str, Any]:
+        return {"section_key": self.key, "doc_id": self.doc_id, "phrase": self.phrase}
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    text: str
+    doc_id: str | None  # None: a shared key's phrase (every document that has the key)
+    key: str
+    exact: Tokens
+    folded: Tokens
+
+    @property
+    def weight(self) -> int:
+        return len(" ".join(self.exact))
+
+
+@dataclass
+class _Index:
+    """Phrases by first token, longest first (exact and folded forms)."""
+
+    exact: dict[str, list[_Phrase]] = field(default_factory=lambda: defaultdict(list))
+    folded: dict[str, list[_Phrase]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, phrase: _Phrase) -> None:
+        self.exact[phrase.exact[0]].append(phrase)
+        self.folded[phrase.folded[0]].append(phrase)
+
+    def hits(self, words: Tokens, *, folded: bool) -> list[tuple[_Phrase, int]]:
+        """Every phrase occurrence in ``words`` (a one-word title only beside a unit word)."""
+        table = self.folded if folded else self.exact
+        out = []
+        for i, word in enumerate(words):
+            for p in table.get(word, ()):
+                needle = p.folded if folded else p.exact
+                if words[i : i + len(needle)] == needle and (
+                    p.doc_id is None or _stands(needle, words, i)
+                ):
+                    out.append((p, i))
+        return out
+
+
+def _cue(words: Tokens, start: int, end: int) -> bool:
+    """Whether a unit word stands right before or after ``words[start:end]`` ("the Pacing
+    section"), one not followed by a number (that is a numbered reference)."""
+    for j in (start - 1, end):
+        if 0 <= j < len(words) and words[j] in _UNIT_WORDS:
+            after = words[j + 1] if j + 1 < len(words) else ""
+            if not after[:1].isdigit():
+                return True
+    return False
+
+
+def _stands(needle: Tokens, words: Tokens, at: int) -> bool:
+    """A one-word phrase counts only beside a unit word ("the Pacing section")."""
+    return len(needle) > 1 or _cue(words, at, at + 1)
+
+
+def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
+    """Whether the section's title (its number cut) holds ``run`` contiguously."""
+    for text in section.phrases[:1]:
+        title = folded_tokens(text) if folded else tokens(text)
+        if find_phrase(title, run):
+            return True
+    return False
+
+
+def title_phrases(rest: str, content: Callable[[str], bool]) -> tuple[str, ...]:
+    """A title (its number cut) and its parts between dashes, colons, brackets and quotes,
+    each with a meaningful word (``content``); longest first, each once."""
+    parts = [rest.strip(" .")] + [p.strip(" .,") for p in _SPLIT.split(rest)]
+    seen: dict[tuple[str, ...], str] = {}
+    for part in parts:
+        words = tokens(part)
+        if words and any(content(w) for w in words) and words not in seen:
+            seen[words] = part
+    return tuple(sorted(seen.values(), key=lambda p: -len(" ".join(tokens(p)))))
+
+
+class LearnedVocabulary:
+    """Section numbers and title phrases of one tenant's documents (see the module doc)."""
+
+    def __init__(
+        self,
+        sections: Sequence[LearnedSection],
+        shared: Mapping[str, Sequence[str]],
+        salient: Callable[[str], bool] = lambda _w: True,
+    ):
+        """``salient``: whether a question word says what it asks (a rare content word);
+        a title phrase must cover most of them (:meth:`claims`)."""
+        self.sections = tuple(sections)
+        self._salient = salient
+        #: Shared keys, each with its phrases (key words and titles).
+        self.shared = {k: tuple(v) for k, v in shared.items()}
+        self._numbers: dict[str, list[tuple[Number, str]]] = defaultdict(list)
+        self._keys: dict[str, set[str]] = defaultdict(set)
+        self._index = _Index()
+        for s in self.sections:
+            self._keys[s.doc_id].add(s.key)
+            if s.number is not None:
+                self._numbers[s.doc_id].append((s.number, s.key))
+            for text in s.phrases:
+                self._add(_Phrase(text, s.doc_id, s.key, tokens(text), folded_tokens(text)))
+        for key, phrases in self.shared.items():
+            for text in phrases:
+                self._add(_Phrase(text, None, key, tokens(text), folded_tokens(text)))
+        for table in (self._index.exact, self._index.folded):
+            for plist in table.values():
+                plist.sort(key=lambda p: -p.weight)
+
+    def _add(self, phrase: _Phrase) -> None:
+        if phrase.exact and phrase.folded:
+            self._index.add(phrase)
+
+    # --- building ---------------------------------------------------------------------
+    @classmethod
+    def from_payloads(
+        cls,
+        payloads: Iterable[Mapping[str, Any]],
+        *,
+        skip: Collection[str] = (),
+        content: Callable[[str], bool] = lambda _w: True,
+        salient: Callable[[str], bool] | None = None,
+    ) -> LearnedVocabulary:
+        """The vocabulary of these records (prose chunks; any order).
+
+        Args:
+            payloads: stored records (``doc_id``, ``section_key``, ``section_title``).
+            skip: section keys left to the profile (it lists them).
+            content: whether a word carries meaning (a title of stopwords routes nothing).
+            salient: whether a question word says what it asks (default: ``content``).
+        """
+        titles: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        for p in payloads:
+            doc_id, key = str(p.get("doc_id") or ""), str(p.get("section_key") or "")
+            if not doc_id or not key or key in skip or (p.get("chunk_kind") or "prose") != "prose":
+                continue
+            titles[(doc_id, key)][str(p.get("section_title") or "").strip()] += 1
+        read = {dk: _read_title(dk[1], t.most_common(1)[0][0]) for dk, t in titles.items()}
+        shared = _shared_keys(read, content)
+        sections = []
+        for (doc_id, key), (title, number, rest) in read.items():
+            phrases = () if key in shared else title_phrases(rest, content)
+            sections.append(LearnedSection(doc_id, key, title, number, phrases))
+        return cls(sections, shared, salient or content)
+
+    # --- reading ----------------------------------------------------------------------
+    def match(
+        self,
+        question: str,
+        spans: Iterable[tuple[int, int]] = (),
+        docs: Sequence[str] = (),
+    ) -> LearnedMatch | None:
+        """The section ``question`` names by number, else by title, or None.
+
+        Args:
+            question: the user's text.
+            spans: token spans of the document names found in it (read as "it").
+            docs: the documents it names (empty: any document may be the one).
+        """
+        return self.by_number(question, docs) or self.by_title(question, spans, docs)
+
+    def by_number(self, question: str, docs: Sequence[str] = ()) -> LearnedMatch | None:
+        """The first numbered reference that names one section (a sub-number read as its
+        parent when the documents lack it)."""
+        scope = list(docs) or list(self._numbers)
+        for ref in question_refs(question):
+            number: Number | None = ref.number
+            while number is not None:
+                found = [
+                    (d, key)
+                    for d in scope
+                    for n, key in self._numbers.get(d, ())
+                    if names(number, n)
+                ]
+                if len({d for d, _ in found}) == 1:
+                    return LearnedMatch(found[0][0], found[0][1], "learned_number", ref.text)
+                if found:
+                    break  # several documents have it: no guess
+                number = number.parent()
+        return None
+
+    def by_title(
+        self, question: str, spans: Iterable[tuple[int, int]] = (), docs: Sequence[str] = ()
+    ) -> LearnedMatch | None:
+        """The longest title phrase in ``question`` that names one section (see the module doc)."""
+        spans = sorted(set(spans))
+        allowed = set(docs)
+        for folded in (False, True):
+            words = substitute_names(folded_tokens(question) if folded else tokens(question), spans)
+            hits = [
+                p
+                for p, at in self._index.hits(words, folded=folded)
+                if self._usable(p, allowed)
+                and (p.doc_id is None or self.claims(question, words, p.exact, at))
+            ]
+            if hits:
+                return self._best(hits, allowed)
+        return self.by_cue(substitute_names(tokens(question), spans), allowed)
+
+    def claims(self, question: str, words: Tokens, phrase: Tokens, at: int) -> bool:
+        """Whether a title found at ``at`` is what the question asks for, not a term it uses.
+
+        Yes beside a unit word ("the Pacing section") or in quotes; else when the
+        question's salient words outside it (and outside the names) are at most
+        half as many as its own words.
+        """
+        end = at + len(phrase)
+        if _cue(words, at, end) or any(q in question for q in '"“”«'):
+            return True
+        extra = [
+            w
+            for j, w in enumerate(words)
+            if not at <= j < end and w not in _UNIT_WORDS and w != "it" and self._salient(w)
+        ]
+        return len(extra) <= (len(phrase) - 1) // 3
+
+    def by_cue(
+        self, words: Tokens, allowed: set[str], *, folded: bool = False
+    ) -> LearnedMatch | None:
+        """A title part written before a unit word ("the Anti-Circumvention Law section"):
+        the longest run of at least two words there that one section's title holds."""
+        for j, word in enumerate(words):
+            if word not in _UNIT_WORDS or (j + 1 < len(words) and words[j + 1][:1].isdigit()):
+                continue
+            for n in range(min(j, _CUE_WORDS), 1, -1):
+                run = words[j - n : j]
+                if "it" in run:
+                    continue
+                found = {
+                    (s.doc_id, s.key)
+                    for s in self.sections
+                    if (not allowed or s.doc_id in allowed) and _holds(s, run, folded)
+                }
+                if len(found) == 1:
+                    ((doc_id, key),) = found
+                    return LearnedMatch(doc_id, key, "learned_title", " ".join(run))
+                if found:
+                    break
+        return None
+
+    def _usable(self, p: _Phrase, allowed: set[str]) -> bool:
+        if not allowed:
+            return True
+        if p.doc_id is None:
+            return any(p.key in self._keys[d] for d in allowed)
+        return p.doc_id in allowed
+
+    def _best(self, hits: list[_Phrase], allowed: set[str]) -> LearnedMatch | None:
+        top = max(p.weight for p in hits)
+        best = [p for p in hits if p.weight == top]
+        pairs = {(p.doc_id, p.key) for p in best}
+        if len(pairs) != 1:
+            return None  # the same words title sections of several documents
+        doc_id, key = next(iter(pairs))
+        if doc_id is None and len(allowed) == 1:
+            doc_id = next(iter(allowed))
+        return LearnedMatch(doc_id, key, "learned_title", best[0].text)
+
+    # --- reporting --------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        """What was learned: shared keys with their phrase counts, numbered and titled sections."""
+        per_doc: dict[str, dict[str, int]] = defaultdict(lambda: {"numbered": 0, "phrases": 0})
+        for s in self.sections:
+            per_doc[s.doc_id]["numbered"] += s.number is not None
+            per_doc[s.doc_id]["phrases"] += len(s.phrases)
+        return {
+            "documents": len(per_doc),
+            "sections": len(self.sections),
+            "numbered_sections": sum(s.number is not None for s in self.sections),
+            "title_phrases": sum(len(s.phrases) for s in self.sections),
+            "shared_sections": [
+                {"section_key": k, "phrases": list(v)} for k, v in self.shared.items()
+            ],
+            "per_document": dict(sorted(per_doc.items())),
+        }
+
+    def __len__(self) -> int:
+        return len(self.sections)
+
+
+def _read_title(key: str, title: str) -> tuple[str, Number | None, str]:
+    """A section's title, its number (from the title, else the key) and the title without it."""
+    found = title_number(title) if title else None
+    if found is not None:
+        return title, found[0], found[1]
+    return title, key_number(key), title
+
+
+def _shared_keys(
+    read: Mapping[tuple[str, str], tuple[str, Number | None, str]],
+    content: Callable[[str], bool],
+) -> dict[str, tuple[str, ...]]:
+    """Keys without a number most documents have, each with its words and titles as phrases."""
+    docs = {d for d, _ in read}
+    holders: dict[str, list[str]] = defaultdict(list)
+    for (_doc, key), (_title, number, rest) in read.items():
+        if number is None:
+            holders[key].append(rest)
+    out: dict[str, tuple[str, ...]] = {}
+    for key, rests in holders.items():
+        if len(rests) >= max(SHARED_MIN_DOCS, (len(docs) + 1) // 2):
+            texts = [key.replace("_", " "), *sorted(set(rests))]
+            phrases = [t for t in texts if any(content(w) for w in tokens(t))]
+            out[key] = tuple(dict.fromkeys(phrases))
+    return out

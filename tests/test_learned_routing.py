@@ -1,0 +1,292 @@
+"""Section routing learned from the records (issue 33): numbers, titles, shared keys, names.
+
+Real Qdrant Edge on tmp dirs and the fake embedder (the routing here is
+lexical: numbers and titles, no similarity). The corpora are made up for the
+test: a two-document regulation-like corpus, a numbered standard and a
+corpus of product sheets that share section keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sectio import Sectio, Settings
+from sectio.contract.profile import CorpusProfile, load_profile
+from sectio.errors import ProfileError
+from sectio.retrieve.learned import LearnedVocabulary
+from sectio.retrieve.learned.numbers import Number, question_refs, title_number
+from tests.helpers import chunk, write_jsonl
+
+ACT = "Data Stewardship Regulation (EU) 2031/7"
+
+
+def _regulation() -> list[dict[str, object]]:
+    rows = []
+    articles = {
+        1: "Subject-matter and objectives",
+        2: "Material scope",
+        3: "Territorial scope",
+        17: "Right to erasure ('right to be forgotten')",
+        18: "Right to restriction of processing",
+    }
+    for n, title in articles.items():
+        for part in range(3):
+            rows.append(
+                chunk(
+                    "dsr",
+                    f"article_{n}",
+                    part,
+                    f"Article {n} paragraph {part + 1}: the steward shall keep records {n}.",
+                    doc_title=ACT,
+                    section_title=f"Article {n} - {title}",
+                    aliases=["DSR"],
+                )
+            )
+    for n in (2, 17):
+        rows.append(
+            chunk(
+                "dsr",
+                f"recital_{n}",
+                0,
+                f"Recital {n}: whereas stewards keep records.",
+                doc_title=ACT,
+                section_title=f"Recital {n}",
+            )
+        )
+    return rows
+
+
+def _standard() -> list[dict[str, object]]:
+    titles = {
+        "s1": "1. Overview",
+        "s4": "4. Flow Control",
+        "s4.2": "4.2. Increasing Flow Control Limits",
+        "s19.20": "19.20. HANDSHAKE_DONE Frames",
+        "sA": "Appendix A. Pseudocode",
+        "sA.1": "A.1. Sample Variable-Length Integer Decoding",
+    }
+    rows = [
+        chunk(
+            "std1",
+            key,
+            0,
+            f"Text of {title} in the transport standard.",
+            doc_title="STD 1: A Transport Protocol",
+            section_title=title,
+        )
+        for key, title in titles.items()
+    ]
+    rows += [
+        chunk(
+            "std2",
+            key,
+            0,
+            f"Text of {title} in the security standard.",
+            doc_title="STD 2: Securing the Transport",
+            section_title=title,
+        )
+        for key, title in {"s1": "1. Introduction", "s4": "4. Key Update"}.items()
+    ]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def sx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
+    tmp = tmp_path_factory.mktemp("learned")
+    s = Sectio(Settings(home=tmp / "home", embedder="fake", traces=False))
+    s.ingest(write_jsonl(tmp / "reg.jsonl", _regulation()), collection="reg")
+    s.ingest(write_jsonl(tmp / "std.jsonl", _standard()), collection="std")
+    off = tmp / "off.toml"
+    off.write_text('name = "off"\n[learning]\nenabled = false\n')
+    s.ingest(write_jsonl(tmp / "reg2.jsonl", _regulation()), profile=str(off), collection="off")
+    yield s
+    s.close()
+
+
+def _parts(result: object) -> list[tuple[str, int]]:
+    return [(e.section_key, e.part_index) for e in result.evidence]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "key"),
+    [
+        ("what does article 17 say about erasure", "article_17"),
+        ("art. 3 territorial", "article_3"),
+        ("Art 17(3)", "article_17"),
+        ("§ 18", "article_18"),
+        ("recital 17", "recital_17"),
+        ("ARTICLE 2", "article_2"),
+    ],
+)
+def test_a_numbered_reference_answers_that_section_whole(
+    sx: Sectio, question: str, key: str
+) -> None:
+    result = sx.ask(question, collection="reg")
+    assert (result.route, result.resolved_doc_id, result.resolved_section_key) == (
+        "section",
+        "dsr",
+        key,
+    )
+    assert result.details["section_resolution"]["via"] == "learned_number"
+    assert [p for k, p in _parts(result) if k == key] == sorted(
+        p for k, p in _parts(result) if k == key
+    )
+    assert result.decision == "ANSWERABLE"
+
+
+def test_a_number_the_corpus_lacks_routes_nowhere(sx: Sectio) -> None:
+    result = sx.ask("article 99 penalties", collection="reg")
+    assert result.resolved_section_key is None
+    assert result.route != "section"
+
+
+def test_a_title_names_its_section(sx: Sectio) -> None:
+    result = sx.ask("the right to be forgotten", collection="reg")
+    assert (result.route, result.resolved_section_key) == ("section", "article_17")
+    assert result.details["section_resolution"]["via"] == "learned_title"
+    assert result.details["section_resolution"]["phrase"] == "right to be forgotten"
+
+
+def test_a_profile_key_turns_learning_off(sx: Sectio) -> None:
+    result = sx.ask("what does article 17 say about erasure", collection="off")
+    assert result.route != "section" and result.resolved_section_key is None
+
+
+def test_a_document_is_named_by_its_title_without_its_number(sx: Sectio) -> None:
+    result = sx.ask("Data Stewardship Regulation article 18", collection="reg")
+    assert result.details["doc_resolution"]["how"] == "exact"
+    assert (result.resolved_doc_id, result.resolved_section_key) == ("dsr", "article_18")
+
+
+def test_numbered_sections_of_several_documents(sx: Sectio) -> None:
+    # the document's name (the part of its title before the colon) settles a shared number
+    named = sx.ask("STD 2 section 4", collection="std")
+    assert (named.resolved_doc_id, named.resolved_section_key) == ("std2", "s4")
+    # a number one document alone has names that document
+    alone = sx.ask("section 19.20", collection="std")
+    assert (alone.resolved_doc_id, alone.resolved_section_key) == ("std1", "s19.20")
+    # a sub-number the document lacks reads as its parent; an appendix by letter
+    assert sx.ask("STD 1 section 19.20.4", collection="std").resolved_section_key == "s19.20"
+    assert sx.ask("STD 1 appendix A.1", collection="std").resolved_section_key == "sA.1"
+    # a number two documents share, no document named: no guess
+    assert sx.ask("section 4", collection="std").resolved_section_key is None
+
+
+def test_a_title_used_as_a_term_does_not_route(sx: Sectio) -> None:
+    # "flow control" is a title, but the question asks something else with it
+    q = "what error is raised when a sender exceeds the flow control budget of a receiver"
+    assert sx.ask(q, collection="std").resolved_section_key is None
+    assert sx.ask("HANDSHAKE_DONE Frames", collection="std").resolved_section_key == "s19.20"
+    one_word = sx.ask("what does the Pseudocode appendix of STD 1 hold", collection="std")
+    assert one_word.resolved_section_key == "sA"
+
+
+def test_shared_section_keys_route_in_every_document() -> None:
+    rows = [
+        {"doc_id": d, "section_key": k, "section_title": t}
+        for d in ("a", "b", "c", "d")
+        for k, t in (("storage_conditions", "Storage conditions"), ("warranty", "Warranty"))
+    ]
+    v = LearnedVocabulary.from_payloads(rows)
+    assert set(v.shared) == {"storage_conditions", "warranty"}
+    m = v.match("how long is the warranty", docs=["b"])
+    assert m is not None and (m.doc_id, m.key, m.via) == ("b", "warranty", "learned_title")
+    nobody = v.match("how long is the warranty")
+    assert nobody is not None and nobody.doc_id is None  # a shared key names no document
+    # the profile's sections are left to it
+    assert LearnedVocabulary.from_payloads(rows, skip={"warranty"}).shared.keys() == {
+        "storage_conditions"
+    }
+
+
+def test_number_forms() -> None:
+    refs = [r.number for r in question_refs("chapter III, annex II, clause 7.1, rule 12, Điều 31")]
+    assert refs == [
+        Number("chapter", "3"),
+        Number("annex", "ii"),
+        Number("article", "7.1"),
+        Number("article", "12"),
+        Number("article", "31"),
+    ]
+    assert title_number("Introduction") is None and title_number("A Guide to X") is None
+    assert question_refs("part of the section on limits") == []
+
+
+def test_the_default_learning_table_keeps_old_profile_hashes() -> None:
+    p = load_profile("en_drug_label")
+    data = p.model_dump(mode="json")
+    data.pop("learning")
+    old = hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode())
+    assert p.sha256() == old.hexdigest()
+    off = CorpusProfile(name="x", learning={"enabled": False})  # type: ignore[arg-type]
+    assert off.sha256() != CorpusProfile(name="x").sha256()
+
+
+def test_an_unknown_learning_key_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\n[learning]\nenabeld = false\n')
+    with pytest.raises(ProfileError, match="enabeld"):
+        load_profile(bad)
+
+
+def test_an_unknown_profile_key_names_the_nearest_valid_one(tmp_path: Path) -> None:
+    bad = tmp_path / "typo.toml"
+    bad.write_text('name = "t"\n[[sections]]\nkey = "a"\nphrase = ["x"]\n')
+    with pytest.raises(ProfileError) as err:
+        load_profile(bad)
+    assert str(err.value).endswith(
+        "unknown key 'sections.0.phrase' (did you mean 'sections.0.phrases'?)"
+    )
+
+
+def test_info_and_profile_draft_show_what_was_learned(sx: Sectio, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sectio.cli.base import cli as main
+
+    env = {"SECTIO_HOME": str(sx.settings.home), "SECTIO_EMBEDDER": "fake"}
+    sx.close()  # one process per shard folder: the CLI opens it next
+    runner = CliRunner()
+    info = runner.invoke(main, ["info", "-c", "reg", "--json"], env=env)
+    assert info.exit_code == 0, info.output
+    learned = json.loads(info.output)["collections"][0]["learned"]
+    assert learned["numbered_sections"] == 7 and learned["documents"] == 1
+    text = runner.invoke(main, ["info", "-c", "reg"], env=env).output
+    assert "learned routing (default): 1 documents, 7 sections, 7 numbered" in text
+    drafted = runner.invoke(main, ["profile", "draft", "-c", "reg"], env=env)
+    assert drafted.exit_code == 0, drafted.output
+    out = tmp_path / "drafted.toml"
+    out.write_text(drafted.output)
+    profile = load_profile(out)  # a complete, valid profile
+    assert [s.key for s in profile.sections][:2] == ["article_1", "article_2"]
+    article = profile.section("article_17")
+    assert article is not None and article.phrases[:2] == ("article 17", "art 17")
+    assert "right to be forgotten" in article.phrases and article.examples
+    src = tmp_path / "std.jsonl"
+    write_jsonl(src, _standard())
+    from_file = runner.invoke(main, ["profile", "draft", str(src)], env=env)
+    assert from_file.exit_code == 0 and 'key = "s4.2"' in from_file.output
+    both = runner.invoke(main, ["profile", "draft", str(src), "-c", "reg"], env=env)
+    assert both.exit_code != 0 and "one of them" in str(both.exception)
+
+
+def test_ask_prints_how_the_section_was_chosen(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sectio.cli.base import cli
+
+    env = {"SECTIO_HOME": str(tmp_path / "home"), "SECTIO_EMBEDDER": "fake"}
+    src = write_jsonl(tmp_path / "reg.jsonl", _regulation())
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(src), "-c", "reg"], env=env).exit_code == 0
+    out = runner.invoke(cli, ["ask", "what does article 17 say", "-c", "reg"], env=env).output
+    assert "via section: dsr / article_17 (section by learned_number)" in out
+    http = runner.invoke(cli, ["ask", "the right to be forgotten", "-c", "reg", "--json"], env=env)
+    data = json.loads(http.output)
+    assert data["route"] == "section" and data["resolved_section_key"] == "article_17"
+    assert data["details"]["section_resolution"]["via"] == "learned_title"
