@@ -1,7 +1,8 @@
 """The Python API: one object holding settings, the embedder, the backend and open collections.
 
 Its operational-store methods (traces, feedback, migrations, retention) live
-in :mod:`sectio.engine_ops`, mixed into :class:`Sectio`.
+in :mod:`sectio.engine_ops`, its document writes (upsert, delete, sync) in
+:mod:`sectio.engine_docs`, both mixed into :class:`Sectio`.
 
 Example (the README's "From Python" section runs the same in a test):
     >>> import json, tempfile, pathlib
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from sectio import telemetry
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
+from sectio.engine_docs import DocumentsFacade
 from sectio.engine_ops import OpsFacade
 from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
 from sectio.index.factory import build_backend
@@ -64,7 +66,7 @@ if TYPE_CHECKING:
 DEFAULT_TENANT = "default"
 
 
-class Sectio(OpsFacade):
+class Sectio(OpsFacade, DocumentsFacade):
     """The library facade; the CLI and the HTTP API are thin layers over it.
 
     Single-tenant use needs no tenant: reads default to ``tenant`` (``"default"``,
@@ -213,8 +215,10 @@ class Sectio(OpsFacade):
         self.release(collection)
         size = self._write_size(collection, result.records, replace)
         with self.backend.writing(collection, "ingest", size):
+            from sectio.ingest.journal import settle
             from sectio.ingest.loader import load_records
 
+            settle(self.backend, collection)  # an interrupted write, finished or undone first
             return load_records(
                 self.backend,
                 collection,
@@ -768,11 +772,12 @@ class Sectio(OpsFacade):
         backend = self.backend
         if not isinstance(backend, LocalStore):
             raise NotAvailable(f"the {backend.kind} store has no leftovers for sectio gc")
+        settled = self.settle_pending(collection)  # interrupted document writes, finished
         if collection:
             self.release(collection)
         else:
             self.close_collections()
-        return backend.collect_garbage([collection] if collection else None)
+        return {**backend.collect_garbage([collection] if collection else None), "settled": settled}
 
     def close_collections(self) -> None:
         """Close every open collection (the cache and the store stay open)."""

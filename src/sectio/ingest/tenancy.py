@@ -56,9 +56,11 @@ from sectio.errors import ContractError, CorpusMismatch
 from sectio.index.filters import AnyOf, HasIds, Where
 from sectio.index.manifest import Manifest
 from sectio.index.port import VectorIndex
+from sectio.ingest.doc_hashes import document_hashes
 
 #: One tenant's corpus in a manifest: ``corpus_sha256`` (None: not recorded), ``chunk_count``,
-#: ``source``.
+#: ``source``, ``documents`` (doc id -> ``{"sha256", "chunks"}``, :mod:`sectio.ingest.doc_hashes`;
+#: absent in manifests written before it).
 TenantCorpus = dict[str, Any]
 
 #: Points read per page when a manifest without per-tenant entries is read for its tenants.
@@ -75,6 +77,7 @@ def tenant_corpora(records: Sequence[ChunkRecord], source: str | None) -> dict[s
             "corpus_sha256": corpus_sha256(group),
             "chunk_count": len(group),
             "source": source,
+            "documents": document_hashes(group),
         }
         for tenant, group in sorted(groups.items())
     }
@@ -233,6 +236,10 @@ def check_unique_ids(
 
 
 def _differs(held: TenantCorpus, incoming: TenantCorpus) -> bool:
+    """Whether a tenant's corpus changed: by its documents when both entries hold them
+    (a tenant written document by document has no source-order sha256), else its sha256."""
+    if held.get("documents") is not None and incoming.get("documents") is not None:
+        return bool(held["documents"] != incoming["documents"])
     return bool(
         held.get("corpus_sha256") != incoming["corpus_sha256"]
         or held.get("chunk_count") != incoming["chunk_count"]
