@@ -333,6 +333,7 @@ class Sectio(OpsFacade, DocumentsFacade):
                     "name": n,
                     "count": count,
                     "matches_manifest": None if manifest is None else count == manifest.chunk_count,
+                    **self.tenant_health(n, manifest, count),
                     "manifest": _manifest_json(manifest),
                 }
             )
@@ -360,9 +361,11 @@ class Sectio(OpsFacade, DocumentsFacade):
             if on_disk is not None and on_disk != coll.manifest:
                 self.release(name)
                 coll = self.collection(name)
+            count = coll.index.count()
             return {
                 "name": name,
-                "count": coll.index.count(),
+                "count": count,
+                **self.tenant_health(name, coll.manifest, count),
                 "manifest": _manifest_json(coll.manifest),
             }
         except SectioError:
@@ -873,8 +876,15 @@ class Sectio(OpsFacade, DocumentsFacade):
 
 
 def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:
-    """A manifest as plain data, without its profile (what info and the API show)."""
-    return manifest.model_dump(mode="json", exclude={"profile"}) if manifest else None
+    """A manifest as plain data, without its profile (what info and the API show); each
+    tenant's per-document hashes summed up as their number (``documents``)."""
+    if manifest is None:
+        return None
+    data = manifest.model_dump(mode="json", exclude={"profile"})
+    for corpus in data.get("tenants", {}).values():
+        if isinstance(corpus.get("documents"), dict):
+            corpus["documents"] = len(corpus["documents"])
+    return data
 
 
 def search_layers(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
 from sectio.errors import CollectionNotFound
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from sectio.contract.record import ChunkRecord
     from sectio.embed.cache import CachedEmbedder
     from sectio.index.collection import Collection
+    from sectio.index.manifest import Manifest
     from sectio.index.port import IndexBackend, VectorIndex, WriteSize
     from sectio.ingest.lifecycle import DocumentPlan, DocumentReport, Prepared
     from sectio.ingest.loader import IngestReport
@@ -189,6 +190,15 @@ class DocumentsFacade:
                 if outcome:
                     done[name] = outcome
         return done
+
+    def tenant_health(self, name: str, manifest: Manifest | None, count: int) -> dict[str, Any]:
+        """``{"tenants_ready", "tenants_not_ready"}`` of ``name`` (see
+        :mod:`sectio.ingest.health`): what ``info`` and the readiness check add."""
+        from sectio.ingest.health import health_json, tenants_not_ready
+
+        coll = self._open.get(name)
+        index = coll.index if coll is not None else None
+        return health_json(tenants_not_ready(self.backend, name, manifest, count, index))
 
     def _holds_tenant(self, collection: str, tenant: str) -> bool:
         if not self.backend.exists(collection):

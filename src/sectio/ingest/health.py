@@ -10,8 +10,8 @@ something is off (a pending entry, or a whole count that differs from the
 manifest's): a healthy collection costs no engine call here.
 
 Example:
-    >>> not_ready_reason(3, 5)
-    'holds 3 points, its manifest says 5 (an interrupted write: the next write or `sectio gc` finishes or undoes it)'
+    >>> not_ready_reason(3, 5).split(" (")[0]
+    'holds 3 points, its manifest says 5'
 """
 
 from __future__ import annotations

@@ -24,16 +24,18 @@ router = APIRouter(tags=["retrieval"])
 R = TypeVar("R", SearchResult, RetrievalResult)
 
 
-def _checked(api: ApiState, text: str, collection: str | None) -> tuple[str, str]:
+def _checked(
+    api: ApiState, text: str, collection: str | None, tenant: str | None = None
+) -> tuple[str, str]:
     """``text``, if it is neither blank nor over ``SECTIO_MAX_QUERY_CHARS``, and the
-    collection asked for (``default`` if none), if it is served and ready."""
+    collection asked for (``default`` if none), if it is served and ready (for ``tenant``)."""
     limit = api.settings.max_query_chars
     if len(text) > limit:
         raise ApiError(422, "invalid_request", f"query over {limit} characters")
     if not text.strip():
         raise ApiError(422, "invalid_request", "query is blank")
     name = collection or DEFAULT_COLLECTION
-    api.readiness.require(name)
+    api.readiness.require(name, tenant)
     return text, name
 
 
@@ -59,7 +61,7 @@ async def _answer(
 async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """The ``ask`` pipeline: route the question, return evidence and a decision."""
     started = time.perf_counter()
-    query, name = _checked(api, body.query, body.collection)
+    query, name = _checked(api, body.query, body.collection, tenant)
     result = await api.in_engine(
         lambda: api.engine.ask(
             query,
@@ -90,7 +92,7 @@ async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONRespo
 async def search(body: SearchRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Hybrid (default), dense or lexical search; top_k clamped to [1, 50]."""
     started = time.perf_counter()
-    query, name = _checked(api, body.query, body.collection)
+    query, name = _checked(api, body.query, body.collection, tenant)
     if api.queries is not None and body.mode != "lexical":
         await api.queries.submit(query)
     result = await api.in_engine(
@@ -113,7 +115,7 @@ async def search(body: SearchRequest, api: Api, tenant: Tenant) -> JSONResponse:
 async def lookup(body: LookupRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Reverse lookup: which documents mention this phrase in the lookup section."""
     started = time.perf_counter()
-    phrase, name = _checked(api, body.phrase, body.collection)
+    phrase, name = _checked(api, body.phrase, body.collection, tenant)
     result = await api.in_engine(
         lambda: api.engine.lookup(phrase, collection=name, tenant=tenant, record=False)
     )
