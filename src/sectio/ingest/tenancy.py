@@ -8,9 +8,10 @@ against it (:func:`plan_tenants`):
 * a tenant the load does not name is never touched: its points stay as they
   are (a staged version gets them copied, vectors and all, never re-embedded);
 * a tenant the collection does not hold yet is **added** in place: another
-  tenant's first load is not "another corpus" (its manifest entry is written
-  first, so an add that fails part way leaves that tenant, and only it, partly
-  loaded: the same load again completes it, ``replace`` swaps it out);
+  tenant's first load is not "another corpus" (it is written under a journal
+  entry naming it, its manifest entry after its points, so an add that fails
+  part way is reported not ready and then removed again:
+  :mod:`sectio.ingest.journal`);
 * a tenant whose corpus changed needs ``replace``: its points are **replaced**
   in a staged new version that holds the other tenants' points unchanged,
   switched live at once (a failure leaves the live version as it was);
