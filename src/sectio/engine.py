@@ -1,7 +1,8 @@
 """The Python API: one object holding settings, the embedder, the backend and open collections.
 
 Its operational-store methods (traces, feedback, migrations, retention) live
-in :mod:`sectio.engine_ops`, mixed into :class:`Sectio`.
+in :mod:`sectio.engine_ops`, its document writes (upsert, delete, sync) in
+:mod:`sectio.engine_docs`, both mixed into :class:`Sectio`.
 
 Example (the README's "From Python" section runs the same in a test):
     >>> import json, tempfile, pathlib
@@ -30,6 +31,7 @@ from sectio import telemetry
 from sectio.context import query_scope
 from sectio.contract.diagnostics import ConversationReport
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
+from sectio.engine_docs import DocumentsFacade
 from sectio.engine_ops import OpsFacade
 from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
 from sectio.index.factory import build_backend
@@ -70,7 +72,7 @@ DEFAULT_TENANT = "default"
 R = TypeVar("R", "RetrievalResult", "SearchResult")
 
 
-class Sectio(OpsFacade):
+class Sectio(OpsFacade, DocumentsFacade):
     """The library facade; the CLI and the HTTP API are thin layers over it.
 
     Single-tenant use needs no tenant: reads default to ``tenant`` (``"default"``,
@@ -222,8 +224,10 @@ class Sectio(OpsFacade):
         self.release(collection)
         size = self._write_size(collection, result.records, replace)
         with self.backend.writing(collection, "ingest", size):
+            from sectio.ingest.journal import settle
             from sectio.ingest.loader import load_records
 
+            settle(self.backend, collection)  # an interrupted write, finished or undone first
             return load_records(
                 self.backend,
                 collection,
@@ -338,6 +342,7 @@ class Sectio(OpsFacade):
                     "name": n,
                     "count": count,
                     "matches_manifest": None if manifest is None else count == manifest.chunk_count,
+                    **self.tenant_health(n, manifest, count),
                     "manifest": _manifest_json(manifest),
                 }
             )
@@ -365,9 +370,11 @@ class Sectio(OpsFacade):
             if on_disk is not None and on_disk != coll.manifest:
                 self.release(name)
                 coll = self.collection(name)
+            count = coll.index.count()
             return {
                 "name": name,
-                "count": coll.index.count(),
+                "count": count,
+                **self.tenant_health(name, coll.manifest, count),
                 "manifest": _manifest_json(coll.manifest),
             }
         except SectioError:
@@ -835,11 +842,12 @@ class Sectio(OpsFacade):
         backend = self.backend
         if not isinstance(backend, LocalStore):
             raise NotAvailable(f"the {backend.kind} store has no leftovers for sectio gc")
+        settled = self.settle_pending(collection)  # interrupted document writes, finished
         if collection:
             self.release(collection)
         else:
             self.close_collections()
-        return backend.collect_garbage([collection] if collection else None)
+        return {**backend.collect_garbage([collection] if collection else None), "settled": settled}
 
     def close_collections(self) -> None:
         """Close every open collection (the cache and the store stay open)."""
@@ -935,5 +943,12 @@ class Sectio(OpsFacade):
 
 
 def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:
-    """A manifest as plain data, without its profile (what info and the API show)."""
-    return manifest.model_dump(mode="json", exclude={"profile"}) if manifest else None
+    """A manifest as plain data, without its profile (what info and the API show); each
+    tenant's per-document hashes summed up as their number (``documents``)."""
+    if manifest is None:
+        return None
+    data = manifest.model_dump(mode="json", exclude={"profile"})
+    for corpus in data.get("tenants", {}).values():
+        if isinstance(corpus.get("documents"), dict):
+            corpus["documents"] = len(corpus["documents"])
+    return data

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,8 @@ class _State:
     reason: str
     count: int = 0
     manifest: dict[str, Any] | None = None
+    #: Tenants whose points are not what the manifest says (:mod:`sectio.ingest.health`).
+    tenants_not_ready: dict[str, str] = field(default_factory=dict)
 
 
 class Readiness:
@@ -96,7 +98,10 @@ class Readiness:
                 if not isinstance(exc, CollectionNotFound):
                     log.warning("collection %s not ready: %s", name, exc)
                 continue
-            state[name] = _State(True, "ok", found["count"], found["manifest"])
+            waiting = dict(found.get("tenants_not_ready") or {})
+            for tenant, why in waiting.items():
+                log.warning("collection %s: tenant %s not ready: %s", name, tenant, why)
+            state[name] = _State(True, "ok", found["count"], found["manifest"], waiting)
         self._state = state
         self._checked = True
 
@@ -109,10 +114,7 @@ class Readiness:
         ready = self._checked and bool(self._state) and all(s.ready for s in self._state.values())
         body: dict[str, Any] = {
             "ready": ready,
-            "collections": {
-                n: {"ready": s.ready, "reason": self._reason(s.reason, verbose)}
-                for n, s in self._state.items()
-            },
+            "collections": {n: self._entry(s, verbose) for n, s in self._state.items()},
         }
         if self._checked and not self._state:
             body["reason"] = "no collections configured or present; ingest one first"
@@ -120,8 +122,22 @@ class Readiness:
             body["reason"] = "starting"
         return body
 
-    def require(self, name: str) -> None:
-        """Raise the HTTP error for a collection that is unknown or not ready.
+    def _entry(self, state: _State, verbose: bool) -> dict[str, Any]:
+        """One collection in :meth:`report`: ready, reason, and (when any) the tenants not
+        ready, each with why (the collection's other tenants are served)."""
+        entry: dict[str, Any] = {
+            "ready": state.ready,
+            "reason": self._reason(state.reason, verbose),
+        }
+        if state.tenants_not_ready:
+            entry["tenants_not_ready"] = {
+                t: self._reason(why, verbose) for t, why in state.tenants_not_ready.items()
+            }
+        return entry
+
+    def require(self, name: str, tenant: str | None = None) -> None:
+        """Raise the HTTP error for a collection that is unknown or not ready (for ``tenant``:
+        one whose points are mid-change is not served; the others are).
 
         Raises:
             CollectionNotFound: 404, not served here.
@@ -132,6 +148,11 @@ class Readiness:
             raise CollectionNotFound(f"no served collection named {name!r}")
         if not state.ready:
             raise ApiError(503, "collection_not_ready", self._reason(state.reason))
+        why = state.tenants_not_ready.get(tenant) if tenant is not None else None
+        if why is not None:
+            raise ApiError(
+                503, "collection_not_ready", f"tenant {tenant!r} is not ready: {self._reason(why)}"
+            )
 
     def summaries(self, tenant: str) -> list[dict[str, Any]]:
         """Name, readiness, ``tenant``'s chunk count and a manifest summary per served

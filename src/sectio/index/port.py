@@ -174,6 +174,10 @@ class VectorIndex(Protocol):
         """Insert or replace points by id (idempotent)."""
         ...
 
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove points by id (unknown ids are ignored; idempotent)."""
+        ...
+
     def count(self, where: Where | None = None) -> int:
         """Exact number of points matching ``where`` (all points if None)."""
         ...
@@ -276,6 +280,39 @@ class LocalStore(Protocol):
         """Remove stale staged versions and temp folders (of ``names``, default all) never
         a live one or one a running writer holds; report ``removed``, ``skipped``,
         ``bytes_freed``."""
+        ...
+
+
+@runtime_checkable
+class Journaled(Protocol):
+    """Capability of an :class:`IndexBackend` whose live collection is written in place,
+    document by document (:mod:`sectio.ingest.lifecycle`): one journal entry per
+    collection, kept with its live version until the write it describes is done, and
+    the live manifest written alone. Both backends here have it.
+    """
+
+    def read_journal(self, name: str) -> dict[str, Any] | None:
+        """The live version's pending journal entry, None when none is.
+
+        Raises:
+            IndexError_: the entry cannot be read.
+        """
+        ...
+
+    def write_journal(self, name: str, entry: dict[str, Any] | None) -> None:
+        """Record ``entry`` (plain JSON data) atomically for the live version; None clears it.
+
+        Raises:
+            CollectionNotFound: no live collection ``name``.
+        """
+        ...
+
+    def write_live_manifest(self, name: str, manifest: Manifest) -> None:
+        """Replace the live version's manifest (atomically), its points untouched.
+
+        Raises:
+            CollectionNotFound: no live collection ``name``.
+        """
         ...
 
 

@@ -19,12 +19,12 @@ is ``added`` in place; replacing one keeps the others' points.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from sectio._faults import fault_point
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.record import ChunkRecord, corpus_sha256
 from sectio.embed.cache import CachedEmbedder
@@ -36,6 +36,7 @@ from sectio.index.ids import point_id_for
 from sectio.index.lexical import LexicalEncoder
 from sectio.index.manifest import Manifest, assert_compatible
 from sectio.index.port import IndexBackend, IndexSpec, LoadTarget, PointData
+from sectio.ingest import journal
 from sectio.ingest.embedding import embed_records
 from sectio.ingest.phases import PhaseClock
 from sectio.ingest.tenancy import (
@@ -127,35 +128,82 @@ def _known_fit(lexical: LexicalEncoder, existing: Manifest | None, digest: str) 
     return True
 
 
-@dataclass
-class _Plan:
-    """What a load will do, decided before anything is written."""
+@dataclass(frozen=True)
+class LoadOptions:
+    """How a load writes (the settings a caller passes; see :func:`load_records`).
 
+    Example:
+        >>> LoadOptions(replace=True).batch_size
+        256
+    """
+
+    replace: bool = False
+    batch_size: int = 256
+    quantization: str = "int8"
+    dense_window_tokens: int = 0
+    #: The source's path as given (the manifest's ``source``), "" for none.
+    source: str = ""
+    fmt: str = "chunks"
+    #: What the source was taken for, and why (passed through to the report).
+    detected: str = ""
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """What to load, where: validated records, the embedder and profile, the options."""
+
+    backend: IndexBackend
+    name: str
+    records: Sequence[ChunkRecord]
+    embedder: CachedEmbedder
+    profile: CorpusProfile
+    options: LoadOptions = field(default_factory=LoadOptions)
+
+    def build(self, lexical: LexicalEncoder, profile: CorpusProfile, *, digest: str) -> Manifest:
+        """The manifest this load writes with ``lexical``'s fit (see :func:`build_manifest`)."""
+        o = self.options
+        return build_manifest(
+            self.name,
+            self.records,
+            self.embedder,
+            lexical,
+            profile,
+            quantization=o.quantization,
+            dense_window_tokens=o.dense_window_tokens,
+            batch_size=o.batch_size,
+            source=o.source,
+            digest=digest,
+        )
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """What a load will do, decided before anything is written (:func:`plan_load`); never
+    changed afterwards: :func:`execute` carries it out.
+
+    ``staged``: a new version is built beside the live one (else the live one is written
+    in place); ``sparse``: the BM25 document vectors, None until needed (a known fit skips
+    the pass); ``unchanged_count``: the collection's count when nothing needs writing (an
+    identical corpus), else None; ``keep``: the live points a staged version keeps (the
+    other tenants'), None for none; ``refit``: BM25 document weights fitted on this load
+    (else the collection's ``avg_len``); ``added``: the tenants this load adds in place
+    (written under a journal entry, see :mod:`sectio.ingest.journal`).
+    """
+
+    request: LoadRequest
     action: str
     staged: bool
     manifest: Manifest
     lexical: LexicalEncoder
-    texts: list[str]
-    #: The BM25 document vectors; None until needed (a known fit skips the pass).
-    sparse: list[Any] | None
-    #: The collection's count when nothing needs writing (an identical corpus), else None.
+    texts: tuple[str, ...]
+    sparse: tuple[Any, ...] | None = None
     unchanged_count: int | None = None
-    #: The live points a staged version keeps (the other tenants'), None for none.
     keep: Where | None = None
-    #: True: BM25 document weights fitted on this load; False: the collection's ``avg_len``.
     refit: bool = True
+    added: tuple[str, ...] = ()
 
 
-def _plan_load(
-    backend: IndexBackend,
-    name: str,
-    records: Sequence[ChunkRecord],
-    profile: CorpusProfile,
-    replace: bool,
-    build: Callable[..., Manifest],
-    source: str | None = None,
-    clock: PhaseClock | None = None,
-) -> _Plan:
+def plan_load(request: LoadRequest, clock: PhaseClock | None = None) -> LoadPlan:
     """Steps 1-2: the incoming manifest and the compatibility gate (nothing written).
 
     A collection with per-tenant corpora is planned tenant by tenant
@@ -167,9 +215,10 @@ def _plan_load(
         ManifestMissing: the collection holds points but has no manifest.
         ContractError: chunk ids already belong to another tenant's points.
     """
-    lexical = LexicalEncoder(profile.lexical)
-    texts = [r.index_text() for r in records]
-    corpora = tenant_corpora(records, source)
+    backend, name, records = request.backend, request.name, request.records
+    lexical = LexicalEncoder(request.profile.lexical)
+    texts = tuple(r.index_text() for r in records)
+    corpora = tenant_corpora(records, request.options.source or None)
     exists = backend.exists(name)
     existing = backend.read_manifest(name) if exists else None
     if exists and existing is None:
@@ -180,34 +229,46 @@ def _plan_load(
             )
     tenants = _held(backend, name, existing, corpora) if existing is not None else {}
     if existing is not None and tenants:
-        shared = _Shared(backend, name, records, existing, tenants, corpora, profile)
-        return _plan_shared(shared, _Plan("", True, existing, lexical, texts, None), build, replace)
+        shared = _Shared(request, existing, tenants, corpora, lexical, texts)
+        return _plan_shared(shared)
+    return _plan_whole(request, existing, corpora, lexical, texts, clock)
+
+
+def _plan_whole(
+    request: LoadRequest,
+    existing: Manifest | None,
+    corpora: dict[str, Any],
+    lexical: LexicalEncoder,
+    texts: tuple[str, ...],
+    clock: PhaseClock | None,
+) -> LoadPlan:
+    """Plan a load as one corpus: a new collection, or one whose manifest has no tenants."""
+    records = request.records
     digest = _digest(existing, corpora, records)
     # The BM25 fit (a tokenizer pass over the corpus) only matters if we write.
     sparse = None
     if not _known_fit(lexical, existing, digest):
         with (clock or PhaseClock()).phase("tokenize", total=len(texts)):
-            sparse = lexical.fit_documents(texts)
-    manifest = build(lexical, profile, digest=digest).model_copy(update={"tenants": corpora})
-    plan = _Plan("created", True, manifest, lexical, texts, sparse)
+            sparse = tuple(lexical.fit_documents(list(texts)))
+    built = request.build(lexical, request.profile, digest=digest)
+    manifest = built.model_copy(update={"tenants": corpora})
+    plan = LoadPlan(request, "created", True, manifest, lexical, texts, sparse)
     if existing is None:
         return plan
-    if existing.differences(plan.manifest):
-        if not replace:
-            assert_compatible(existing, plan.manifest)
-        plan.action = "replaced"
-    else:
-        _converge(plan, existing, backend.point_count(name), len(records))
-    return plan
-
-
-def _converge(plan: _Plan, existing: Manifest, held: int, loaded: int) -> None:
-    """The same corpus: written in place, and not at all when every point is there
-    (no embedding, upsert or optimize); a short count re-upserts in place (a repair)."""
-    plan.action, plan.staged = "converged", False
-    plan.manifest = plan.manifest.model_copy(update={"created_at": existing.created_at})
-    if held == loaded:
-        plan.unchanged_count = held
+    if existing.differences(manifest):
+        if not request.options.replace:
+            assert_compatible(existing, manifest)
+        return replace(plan, action="replaced")
+    # The same corpus: written in place, and not at all when every point is there (no
+    # embedding, upsert or optimize); a short count re-upserts in place (a repair).
+    held = request.backend.point_count(request.name)
+    return replace(
+        plan,
+        action="converged",
+        staged=False,
+        manifest=manifest.model_copy(update={"created_at": existing.created_at}),
+        unchanged_count=held if held == len(records) else None,
+    )
 
 
 def _digest(
@@ -240,18 +301,15 @@ def _held(
 class _Shared:
     """A load into a collection with per-tenant corpora: what it holds and what comes."""
 
-    backend: IndexBackend
-    name: str
-    records: Sequence[ChunkRecord]
+    request: LoadRequest
     existing: Manifest
     held: dict[str, Any]
     corpora: dict[str, Any]
-    profile: CorpusProfile
+    lexical: LexicalEncoder
+    texts: tuple[str, ...]
 
 
-def _plan_shared(
-    shared: _Shared, plan: _Plan, build: Callable[..., Manifest], replace: bool
-) -> _Plan:
+def _plan_shared(shared: _Shared) -> LoadPlan:
     """Plan a load tenant by tenant (see :func:`sectio.ingest.tenancy.plan_tenants`).
 
     The load's documents are weighted with the collection's BM25 fit unless the
@@ -261,73 +319,83 @@ def _plan_shared(
         CorpusMismatch: see :func:`~sectio.ingest.tenancy.plan_tenants`.
         ContractError: chunk ids already belong to another tenant's points.
     """
-    existing, held, corpora, lexical = shared.existing, shared.held, shared.corpora, plan.lexical
+    request, existing, held, corpora = shared.request, shared.existing, shared.held, shared.corpora
+    lexical = shared.lexical
     fitted = existing.bm25.get("avg_len") or {}
     lexical.avg_len = {str(k): float(v) for k, v in fitted.items()}
     digest = collection_digest(corpora)
-    incoming = merged_manifest(build(lexical, shared.profile, digest=digest), held, corpora)
-    decided = plan_tenants(existing, incoming, held, corpora, replace=replace)
+    incoming = merged_manifest(
+        request.build(lexical, request.profile, digest=digest), held, corpora
+    )
+    decided = plan_tenants(existing, incoming, held, corpora, replace=request.options.replace)
     if decided.refit:  # the whole collection rebuilt: this load's own fit and manifest
-        sparse = lexical.fit_documents(plan.texts)
-        manifest = build(lexical, shared.profile, digest=digest)
-        return _Plan(
-            "replaced",
-            True,
-            manifest.model_copy(update={"tenants": corpora}),
-            lexical,
-            plan.texts,
-            sparse,
-        )
-    plan.action, plan.staged, plan.keep, plan.refit = (
+        sparse = tuple(lexical.fit_documents(list(shared.texts)))
+        manifest = request.build(lexical, request.profile, digest=digest)
+        tenants = {"tenants": corpora}
+        return LoadPlan(
+            request, "replaced", True, manifest.model_copy(update=tenants), lexical,
+            shared.texts, sparse,
+        )  # fmt: skip
+    loaded, total = _shared_counts(request, held, corpora)
+    if decided.action != "replaced":
+        incoming = incoming.model_copy(update={"created_at": existing.created_at})
+    unchanged = decided.action == "converged" and loaded == len(request.records)
+    return LoadPlan(
+        request,
         decided.action,
         decided.staged,
-        decided.keep,
-        False,
+        incoming,
+        lexical,
+        shared.texts,
+        keep=decided.keep,
+        refit=False,
+        unchanged_count=total if unchanged else None,
+        added=tuple(t for t in corpora if t not in held),
     )
-    plan.manifest = incoming
-    index = shared.backend.open(shared.name)
+
+
+def _shared_counts(
+    request: LoadRequest, held: dict[str, Any], corpora: dict[str, Any]
+) -> tuple[int, int]:
+    """``(points of the loaded tenants, all points)``, the load's chunk ids checked first
+    against the other tenants' points.
+
+    Raises:
+        ContractError: chunk ids already belong to another tenant's points.
+    """
+    index = request.backend.open(request.name)
     try:
         if set(held) - set(corpora):
-            ids = [point_id_for(r.chunk_id) for r in shared.records]
-            check_unique_ids(index, shared.name, ids, shared.records)
-        loaded = index.count(Where.of(AnyOf("tenant", tuple(corpora))))
-        total = index.count()
+            ids = [point_id_for(r.chunk_id) for r in request.records]
+            check_unique_ids(index, request.name, ids, request.records)
+        return index.count(Where.of(AnyOf("tenant", tuple(corpora)))), index.count()
     finally:
         index.close()
-    if decided.action != "replaced":
-        plan.manifest = incoming.model_copy(update={"created_at": existing.created_at})
-    if decided.action == "converged" and loaded == len(shared.records):
-        plan.unchanged_count = total
-    return plan
 
 
-def _write_points(
-    target: LoadTarget,
-    records: Sequence[ChunkRecord],
-    plan: _Plan,
-    embedder: CachedEmbedder,
-    batch_size: int,
-    dense_window_tokens: int,
-    clock: PhaseClock,
-) -> int:
-    """Steps 4-6: the manifest, then every record's vector (see
-    :mod:`sectio.ingest.embedding`), then the points upserted in batches; returns how
-    many points were written."""
-    target.write_manifest(plan.manifest)
+def _write_points(target: LoadTarget, plan: LoadPlan, clock: PhaseClock) -> int:
+    """Steps 4-6: the manifest (last instead, for a tenant added in place: see
+    :func:`execute`), then every record's vector (see :mod:`sectio.ingest.embedding`),
+    then the points upserted in batches; returns how many points were written."""
+    request, options = plan.request, plan.request.options
+    records = request.records
+    if not plan.added:
+        target.write_manifest(plan.manifest)
     sparse = plan.sparse
     if sparse is None:
         lexical = plan.lexical
         with clock.phase("tokenize", total=len(plan.texts)):
-            sparse = (lexical.fit_documents if plan.refit else lexical.encode_documents)(plan.texts)
+            encode = lexical.fit_documents if plan.refit else lexical.encode_documents
+            sparse = tuple(encode(list(plan.texts)))
     dense = embed_records(
         records,
-        plan.texts,
-        embedder,
+        list(plan.texts),
+        request.embedder,
         clock,
-        batch_size=batch_size,
-        dense_window_tokens=dense_window_tokens,
+        batch_size=options.batch_size,
+        dense_window_tokens=options.dense_window_tokens,
     )
-    total = len(records)
+    total, batch_size = len(records), options.batch_size
     with clock.phase("upsert", total=total) as tick:
         for start in range(0, total, batch_size):
             picked = range(start, min(start + batch_size, total))
@@ -343,6 +411,10 @@ def _write_points(
                 ]
             )
             tick(picked.stop)
+            fault_point("loader.batch.written")
+    if plan.added:
+        target.write_manifest(plan.manifest)
+        fault_point("loader.added.manifest")
     return total
 
 
@@ -353,22 +425,16 @@ def load_records(
     embedder: CachedEmbedder,
     profile: CorpusProfile,
     *,
-    replace: bool = False,
-    batch_size: int = 256,
-    quantization: str = "int8",
-    dense_window_tokens: int = 0,
-    source: str = "",
-    fmt: str = "chunks",
-    detected: str = "",
     clock: PhaseClock | None = None,
+    **options: Any,
 ) -> IngestReport:
-    """Load validated ``records`` into collection ``name`` (steps 2-7 above).
+    """Load validated ``records`` into collection ``name`` (steps 2-7 above):
+    :func:`plan_load`, then :func:`execute`. ``options`` are :class:`LoadOptions`' fields.
 
     ``dense_window_tokens`` > 0 embeds every chunk longer than that as windows
     (:func:`~sectio.ingest.chunking.dense_windows`) into a multivector index,
-    where a chunk's dense score is its best window's cosine. ``detected`` (what
-    the source was taken for, and why) is passed through to the report. ``clock``
-    times the phases (:mod:`sectio.ingest.phases`); the report's ``phases`` are its seconds.
+    where a chunk's dense score is its best window's cosine. ``clock`` times the
+    phases (:mod:`sectio.ingest.phases`); the report's ``phases`` are its seconds.
 
     Raises:
         CorpusMismatch: another corpus is loaded and ``replace`` is False; or a load
@@ -378,58 +444,87 @@ def load_records(
         VectorSizeError: the embedder produced a vector of the wrong length.
         CountMismatch: the collection's count differs from the chunk count afterwards.
     """
-    started = time.perf_counter()
+    request = LoadRequest(backend, name, records, embedder, profile, LoadOptions(**options))
     clock = clock or PhaseClock()
+    started = time.perf_counter()
+    with clock.phase("plan"):
+        plan = plan_load(request, clock)
+    return execute(plan, clock, started=started)
+
+
+def execute(
+    plan: LoadPlan, clock: PhaseClock | None = None, *, started: float | None = None
+) -> IngestReport:
+    """Carry out ``plan`` (steps 3-7; nothing when its corpus is already there).
+
+    A staged plan builds a new version and switches it live when complete; an
+    in-place one writes the live version. A tenant added in place is written
+    under a journal entry naming it (:mod:`sectio.ingest.journal`), its manifest
+    entry last: a crash leaves its points unlisted (``info`` and ``/readyz`` name
+    it not ready) and the next write or ``gc`` removes them.
+
+    Raises:
+        VectorSizeError: the embedder produced a vector of the wrong length.
+        CountMismatch: the collection's count differs from the chunk count afterwards.
+    """
+    request = plan.request
+    started = time.perf_counter() if started is None else started
+    clock = clock or PhaseClock()
+    embedder = request.embedder
     stats_before = (embedder.stats.computed, embedder.stats.cached)
 
-    def report(action: str, upserted: int, count: int) -> IngestReport:
+    def report(upserted: int, count: int) -> IngestReport:
+        o = request.options
         return IngestReport(
-            collection=name,
-            source=source,
-            format=fmt,
-            action=action,
-            chunks_read=len(records),
+            collection=request.name,
+            source=o.source,
+            format=o.fmt,
+            action=plan.action,
+            chunks_read=len(request.records),
             upserted=upserted,
             collection_count=count,
             embeddings_computed=embedder.stats.computed - stats_before[0],
             embeddings_cached=embedder.stats.cached - stats_before[1],
             seconds=round(time.perf_counter() - started, 3),
-            detected=detected,
+            detected=o.detected,
             phases=clock.seconds(),
         )
 
-    build = functools.partial(
-        build_manifest,
-        name,
-        records,
-        embedder,
-        quantization=quantization,
-        dense_window_tokens=dense_window_tokens,
-        batch_size=batch_size,
-        source=source,
-    )
-    with clock.phase("plan"):
-        plan = _plan_load(backend, name, records, profile, replace, build, source or None, clock)
     if plan.unchanged_count is not None:
-        return report(plan.action, upserted=0, count=plan.unchanged_count)
-    spec = _spec(embedder, plan, quantization, dense_window_tokens)
+        return report(upserted=0, count=plan.unchanged_count)
+    upserted, count = _run(plan, clock)
+    return report(upserted=upserted, count=count)
+
+
+def _run(plan: LoadPlan, clock: PhaseClock) -> tuple[int, int]:
+    """Write ``plan`` (see :func:`execute`); returns ``(written, count)``."""
+    request = plan.request
+    backend, name, options = request.backend, request.name, request.options
+    spec = _spec(request.embedder, plan, options.quantization, options.dense_window_tokens)
+    if plan.added:
+        journal.begin_tenant_addition(backend, name, plan.added)
     target = backend.load_target(name, spec, staged=plan.staged)
     keep = plan.keep
 
     def write() -> int:
         if keep is not None:  # the other tenants' points, as they are
             with clock.phase("copy"):
-                _copy_kept(backend, name, target, keep, plan.manifest, batch_size)
-        return _write_points(
-            target, records, plan, embedder, batch_size, dense_window_tokens, clock
-        )
+                _copy_kept(backend, name, target, keep, plan.manifest, options.batch_size)
+        return _write_points(target, plan, clock)
 
-    upserted, count = _fill(target, name, plan.manifest.chunk_count, write, clock)
-    return report(plan.action, upserted=upserted, count=count)
+    try:
+        written, count = _fill(target, name, plan.manifest.chunk_count, write, clock)
+    except Exception:
+        if plan.added:  # a failed addition is taken out again (the others stay as they were)
+            journal.settle(backend, name)
+        raise
+    if plan.added:
+        journal.end_tenant_addition(backend, name)
+    return written, count
 
 
 def _spec(
-    embedder: CachedEmbedder, plan: _Plan, quantization: str, dense_window_tokens: int
+    embedder: CachedEmbedder, plan: LoadPlan, quantization: str, dense_window_tokens: int
 ) -> IndexSpec:
     """The index a load of ``plan`` writes into (multivector with dense windows)."""
     return IndexSpec(
@@ -482,4 +577,13 @@ def _fill(
     return written, count
 
 
-__all__ = ["IngestReport", "build_manifest", "load_records"]
+__all__ = [
+    "IngestReport",
+    "LoadOptions",
+    "LoadPlan",
+    "LoadRequest",
+    "build_manifest",
+    "execute",
+    "load_records",
+    "plan_load",
+]

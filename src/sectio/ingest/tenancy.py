@@ -8,9 +8,10 @@ against it (:func:`plan_tenants`):
 * a tenant the load does not name is never touched: its points stay as they
   are (a staged version gets them copied, vectors and all, never re-embedded);
 * a tenant the collection does not hold yet is **added** in place: another
-  tenant's first load is not "another corpus" (its manifest entry is written
-  first, so an add that fails part way leaves that tenant, and only it, partly
-  loaded: the same load again completes it, ``replace`` swaps it out);
+  tenant's first load is not "another corpus" (it is written under a journal
+  entry naming it, its manifest entry after its points, so an add that fails
+  part way is reported not ready and then removed again:
+  :mod:`sectio.ingest.journal`);
 * a tenant whose corpus changed needs ``replace``: its points are **replaced**
   in a staged new version that holds the other tenants' points unchanged,
   switched live at once (a failure leaves the live version as it was);
@@ -57,9 +58,11 @@ from sectio.errors import ContractError, CorpusMismatch
 from sectio.index.filters import AnyOf, HasIds, Where
 from sectio.index.manifest import Manifest
 from sectio.index.port import VectorIndex
+from sectio.ingest.doc_hashes import document_hashes
 
 #: One tenant's corpus in a manifest: ``corpus_sha256`` (None: not recorded), ``chunk_count``,
-#: ``source``.
+#: ``source``, ``documents`` (doc id -> ``{"sha256", "chunks"}``, :mod:`sectio.ingest.doc_hashes`;
+#: absent in manifests written before it).
 TenantCorpus = dict[str, Any]
 
 #: Points read per page when a manifest without per-tenant entries is read for its tenants.
@@ -108,6 +111,7 @@ def tenant_corpora(records: Sequence[ChunkRecord], source: str | None) -> dict[s
             "corpus_sha256": corpus_sha256(group),
             "chunk_count": len(group),
             "source": source,
+            "documents": document_hashes(group),
         }
         for tenant, group in sorted(groups.items())
     }
@@ -266,6 +270,10 @@ def check_unique_ids(
 
 
 def _differs(held: TenantCorpus, incoming: TenantCorpus) -> bool:
+    """Whether a tenant's corpus changed: by its documents when both entries hold them
+    (a tenant written document by document has no source-order sha256), else its sha256."""
+    if held.get("documents") is not None and incoming.get("documents") is not None:
+        return bool(held["documents"] != incoming["documents"])
     return bool(
         held.get("corpus_sha256") != incoming["corpus_sha256"]
         or held.get("chunk_count") != incoming["chunk_count"]

@@ -25,14 +25,16 @@ router = APIRouter(tags=["retrieval"])
 R = TypeVar("R", SearchResult, RetrievalResult)
 
 
-def _checked(api: ApiState, text: str, collection: str | None) -> tuple[str, str]:
+def _checked(
+    api: ApiState, text: str, collection: str | None, tenant: str | None = None
+) -> tuple[str, str]:
     """``text``, if it passes :func:`sectio.contract.bounds.check_query`, and the
-    collection asked for (``default`` if none), if it is served and ready."""
+    collection asked for (``default`` if none), if it is served and ready (for ``tenant``)."""
     problem = check_query(text, api.settings.max_query_chars)
     if problem is not None:
         raise ApiError(422, "invalid_request", problem)
     name = collection or DEFAULT_COLLECTION
-    api.readiness.require(name)
+    api.readiness.require(name, tenant)
     return text, name
 
 
@@ -58,7 +60,7 @@ async def _answer(
 async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """The ``ask`` pipeline: route the question, return evidence and a decision."""
     started = time.perf_counter()
-    query, name = _checked(api, body.query, body.collection)
+    query, name = _checked(api, body.query, body.collection, tenant)
     request = body.ask_request(query)
     previous = None
     if body.conversation_id:  # read on the store lane, never on the engine thread
@@ -90,7 +92,7 @@ async def retrieve(body: RetrieveRequest, api: Api, tenant: Tenant) -> JSONRespo
 async def search(body: SearchRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Hybrid (default), dense or lexical search; top_k clamped to [1, 50]."""
     started = time.perf_counter()
-    query, name = _checked(api, body.query, body.collection)
+    query, name = _checked(api, body.query, body.collection, tenant)
     if api.queries is not None and body.mode != "lexical":
         await api.queries.submit((tenant, query))
     result = await api.in_engine(
@@ -113,7 +115,7 @@ async def search(body: SearchRequest, api: Api, tenant: Tenant) -> JSONResponse:
 async def lookup(body: LookupRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Reverse lookup: which documents mention this phrase in the lookup section."""
     started = time.perf_counter()
-    phrase, name = _checked(api, body.phrase, body.collection)
+    phrase, name = _checked(api, body.phrase, body.collection, tenant)
     result = await api.in_engine(
         lambda: api.engine.lookup(phrase, collection=name, tenant=tenant, record=False)
     )

@@ -3,6 +3,7 @@
 from sectio.cli.commands import (  # noqa: F401
     ask,
     demo,
+    documents,
     eval,
     gc,
     info,

@@ -36,6 +36,7 @@ from sectio.ingest.phases import phase_table
 @click.option(
     "--replace", is_flag=True, help="Load a changed corpus as a new version, switched atomically."
 )
+@click.option("--sync", is_flag=True, help="Make the tenant equal to PATH, document by document.")
 @click.option("--tenant", default=None, help="Tenant of a BEIR or Markdown source.")
 @click.option(
     "--profile-time",
@@ -51,6 +52,7 @@ def ingest(
     fmt: str | None,
     profile: str | None,
     replace: bool,
+    sync: bool,
     tenant: str | None,
     profile_time: bool,
     collection: str,
@@ -61,6 +63,11 @@ def ingest(
     Progress goes to stderr (not with --json); the --json report always holds
     ``phases`` (seconds per phase).
     """
+    if sync:
+        if replace or profile:
+            raise click.UsageError("--sync takes neither --replace nor --profile")
+        _sync(state, path, fmt, tenant, collection, as_json)
+        return
     progress, done = phase_reporter(f"ingest {collection}", enabled=not as_json)
     try:
         report = state.sectio.ingest(
@@ -90,6 +97,16 @@ def ingest(
         f"embeddings {report.embeddings_computed} computed, {report.embeddings_cached} cached; "
         f"{report.seconds:.1f} s ({rate:.0f} chunks/s)"
     )
+
+
+def _sync(
+    state: Context, path: Path, fmt: str | None, tenant: str | None, collection: str, as_json: bool
+) -> None:
+    """``ingest --sync``: the tenant made equal to PATH (:meth:`sectio.Sectio.sync`)."""
+    from sectio.cli.commands.documents import emit_document_report
+
+    report = state.sectio.sync(path, collection=collection, tenant=tenant, fmt=fmt)
+    emit_document_report(report, as_json)
 
 
 def _listing(path: Path, fmt: str | None) -> dict[str, list[dict[str, str]]]:

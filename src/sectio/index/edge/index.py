@@ -269,6 +269,10 @@ class EdgeIndex(QdrantIndexBase):
         if edge_points:
             self.shard.update(UpdateOperation.upsert_points(edge_points))
 
+    def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            self.shard.update(UpdateOperation.delete_points(list(ids)))
+
     def optimize(self) -> None:
         self.shard.optimize()
 

@@ -21,6 +21,7 @@ SIGBUS on a full disk) leaves at most a stale version, never a changed live one.
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import os
 import shutil
@@ -61,6 +62,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MANIFEST_FILE = "manifest.json"
+#: In the live version folder while a document write is pending (:mod:`sectio.ingest.lifecycle`).
+JOURNAL_FILE = "JOURNAL.json"
 CURRENT_FILE = "CURRENT"
 #: In a version folder: its writer has opened it once (see :meth:`EdgeBackend._warm`).
 WARMED_FILE = "WARMED"
@@ -362,6 +365,45 @@ class EdgeBackend:
             ) from exc
         index.count_record = version_dir  # its close records its count (see tally)
         return index
+
+    # --- document writes (sectio.index.port.Journaled) -------------------------------
+    def _live_or_raise(self, name: str) -> Path:
+        live = self._live_dir(name)
+        if live is None:
+            raise CollectionNotFound(f"no collection named {name!r} in {self.root}")
+        return live
+
+    def read_journal(self, name: str) -> dict[str, Any] | None:
+        """The live version's ``JOURNAL.json``, None when there is none.
+
+        Raises:
+            IndexError_: it is not readable JSON (it is written by an atomic rename).
+        """
+        live = self._live_dir(name)
+        path = live / JOURNAL_FILE if live is not None else None
+        if path is None or not path.is_file():
+            return None
+        try:
+            entry = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise IndexError_(f"journal {path} is unreadable: {exc}") from exc
+        return entry if isinstance(entry, dict) else None
+
+    def write_journal(self, name: str, entry: dict[str, Any] | None) -> None:
+        path = self._live_or_raise(name) / JOURNAL_FILE
+        if entry is None:
+            path.unlink(missing_ok=True)
+            return
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("w") as fh:
+            json.dump(entry, fh, separators=(",", ":"), ensure_ascii=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+
+    def write_live_manifest(self, name: str, manifest: Manifest) -> None:
+        path = self._live_or_raise(name) / MANIFEST_FILE
+        write_json_atomic(path, manifest.model_dump(mode="json"))
 
     # --- writes ------------------------------------------------------------------------
     def load_target(self, name: str, spec: IndexSpec, *, staged: bool) -> _EdgeLoadTarget:

@@ -287,6 +287,18 @@ class ServerIndex(QdrantIndexBase):
             self.client.upsert(self.collection, batch, wait=True, shard_key_selector=key)
 
     @translated
+    def delete(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        keys: list[int | str] | None = list(self.sharding.all_keys) if self.sharding else None
+        self.client.delete(
+            self.collection,
+            points_selector=m.PointIdsList(points=list(ids)),
+            wait=True,
+            shard_key_selector=keys,
+        )
+
+    @translated
     def optimize(self) -> None:
         """Wait (bounded) until the server has finished indexing; local mode returns at once."""
         deadline = time.monotonic() + self.optimize_timeout_s

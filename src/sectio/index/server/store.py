@@ -71,6 +71,10 @@ def _version_record_id(version: str) -> str:
     return str(uuid.uuid5(POINT_NAMESPACE, "manifest:" + version))
 
 
+def _journal_id(version: str) -> str:
+    return str(uuid.uuid5(POINT_NAMESPACE, "journal:" + version))
+
+
 class _ServerLoadTarget:
     def __init__(
         self, backend: ServerBackend, name: str, version: str, index: ServerIndex, staged: bool
@@ -292,6 +296,48 @@ class ServerBackend:
         # readiness check, see docs/deploy.md).
         return ServerIndex(
             self.client, name, spec, sharding=sharding, optimize_timeout_s=self.timeout_s
+        )
+
+    # --- document writes (sectio.index.port.Journaled) -------------------------------
+    def _live(self, name: str) -> str:
+        target = self._resolve(name)
+        if target is None:
+            raise CollectionNotFound(f"no collection named {name!r} on {self._where()}")
+        return target
+
+    @translated
+    def read_journal(self, name: str) -> dict[str, Any] | None:
+        """The live version's journal entry: a sidecar point beside its manifest record."""
+        target = self._resolve(name)
+        sidecar = self._sidecar(name)
+        if target is None or not self.client.collection_exists(sidecar):
+            return None
+        found = self.client.retrieve(sidecar, [_journal_id(target)], with_payload=True)
+        if not found or (found[0].payload or {}).get("version") != target:
+            return None
+        entry = (found[0].payload or {}).get("journal")
+        return dict(entry) if isinstance(entry, dict) else None
+
+    @translated
+    def write_journal(self, name: str, entry: dict[str, Any] | None) -> None:
+        target = self._live(name)
+        sidecar = self._sidecar(name)
+        if entry is None:
+            if self.client.collection_exists(sidecar):
+                self.client.delete(
+                    sidecar, points_selector=m.PointIdsList(points=[_journal_id(target)]), wait=True
+                )
+            return
+        payload = {"version": target, "journal": entry}
+        point = m.PointStruct(id=_journal_id(target), vector=[1.0], payload=payload)
+        self.client.upsert(sidecar, [point], wait=True)
+
+    def write_live_manifest(self, name: str, manifest: Manifest) -> None:
+        target = self._live(name)
+        record = self._record(name, target) or {}
+        keys = record.get("shard_keys")
+        self._write_record(
+            name, target, manifest, Sharding(tuple(keys)) if keys else None, live=True
         )
 
     @contextmanager

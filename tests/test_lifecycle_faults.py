@@ -1,0 +1,112 @@
+"""kill -9 at every write point of a document write and of a tenant addition (real edge store).
+
+After each crash every document is old or new (never a mix), ``info`` names the
+tenants not ready, and the next ``sectio gc`` finishes the write (or undoes an
+unfinished addition); then every tenant's count matches its manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import chunk, write_jsonl
+from tests.test_faults import run
+
+OLD = [
+    chunk(f"d{i}", "s", p, f"old text of document {i} part {p}.") for i in range(4) for p in (0, 1)
+]
+NEW = [chunk("d0", "s", 0, "new text of document 0."), chunk("d9", "s", 0, "new document 9.")]
+
+
+def docs(home: Path, name: str = "default") -> dict[str, set[str]]:
+    """doc id -> its chunks' texts, as a reader sees them."""
+    got = run(
+        home, "search", "text document", "-c", name, "--json", "--mode", "lexical", "--top-k", "50"
+    )
+    assert got.returncode == 0, got.stderr
+    out: dict[str, set[str]] = {}
+    for hit in json.loads(got.stdout)["hits"]:
+        out.setdefault(hit["doc_id"], set()).add(hit["text"])
+    return out
+
+
+def info(home: Path, name: str = "default") -> dict[str, object]:
+    got = run(home, "info", "-c", name, "--json")
+    assert got.returncode == 0, got.stderr
+    return json.loads(got.stdout)["collections"][0]
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        "lifecycle.journal.written",
+        "lifecycle.points.upserted",
+        "lifecycle.points.deleted",
+        "lifecycle.manifest.written",
+    ],
+)
+@pytest.mark.parametrize("command", ["upsert", "sync"])
+def test_kill_during_a_document_write(tmp_path: Path, point: str, command: str) -> None:
+    home = tmp_path / "home"
+    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
+    before = docs(home)
+    src = str(write_jsonl(tmp_path / "new.jsonl", NEW))
+    args = ["upsert", src] if command == "upsert" else ["ingest", src, "--sync"]
+    proc = run(home, *args, SECTIO_FAULT_POINT=point)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    seen = info(home)
+    assert seen["tenants_not_ready"] == {"default": seen["tenants_not_ready"]["default"]}
+    assert "interrupted" in seen["tenants_not_ready"]["default"]
+    gc = run(home, "gc", "--json")
+    assert gc.returncode == 0, gc.stderr
+    assert json.loads(gc.stdout)["settled"] == {"default": "finished"}
+    after = docs(home)
+    assert after["d0"] == {"new text of document 0."} and after["d9"] == {"new document 9."}
+    for doc in ("d1", "d2", "d3"):
+        if command == "upsert":
+            assert after[doc] == before[doc]
+        else:
+            assert doc not in after
+    final = info(home)
+    assert final["matches_manifest"] is True and final["tenants_not_ready"] == {}
+
+
+@pytest.mark.parametrize(
+    ("point", "outcome"),
+    [
+        ("lifecycle.addition.begun", "undone"),
+        ("loader.batch.written", "undone"),
+        ("loader.added.manifest", "completed"),
+    ],
+)
+def test_killed_tenant_addition_is_never_served_half_loaded(
+    tmp_path: Path, point: str, outcome: str
+) -> None:
+    home = tmp_path / "home"
+    acme = [{**r, "tenant": "acme"} for r in OLD]
+    globex = [
+        {**chunk(f"g{i}", "s", 0, f"globex text document {i}."), "tenant": "globex"}
+        for i in range(40)
+    ]
+    assert (
+        run(home, "ingest", str(write_jsonl(tmp_path / "a.jsonl", acme)), "-c", "shared").returncode
+        == 0
+    )
+    proc = run(
+        home, "ingest", str(write_jsonl(tmp_path / "g.jsonl", globex)), "-c", "shared",
+        SECTIO_FAULT_POINT=point, SECTIO_UPSERT_BATCH_SIZE="8",
+    )  # fmt: skip
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    seen = info(home, "shared")
+    assert set(seen["tenants_not_ready"]) == {"globex"}  # named; acme is not
+    gc = json.loads(run(home, "gc", "--json").stdout)
+    assert gc["settled"] == {"shared": outcome}
+    final = info(home, "shared")
+    assert final["tenants_not_ready"] == {} and final["matches_manifest"] is True
+    tenants = final["manifest"]["tenants"]
+    assert ("globex" in tenants) == (outcome == "completed")
+    assert final["count"] == 8 + (40 if outcome == "completed" else 0)
