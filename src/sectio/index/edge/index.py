@@ -218,7 +218,9 @@ class EdgeIndex(QdrantIndexBase):
         #: The version folder in which :meth:`close` records the shard's point count
         #: (:mod:`sectio.index.edge.tally`; set by the store), else None.
         self.count_record: Path | None = None
-        #: BM25 IDF per tenant (:func:`tenant_idf`); ``SECTIO_TENANT_IDF``, set by the store.
+        #: BM25 IDF per tenant (:func:`sectio.index.qdrant.requests.tenant_idf`), as the
+        #: server adapter always does; no setting turns it off (benchmarks/tenant_idf.py
+        #: switches it to measure its cost).
         self.tenant_idf = True
 
     @property
