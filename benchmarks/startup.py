@@ -241,7 +241,7 @@ def build_home(home: Path, docs: Path | None) -> None:
         if docs is not None and not sx.has_collection("docs"):
             print(f"ingesting {docs} (once; minutes) ...", file=sys.stderr)
             sx.ingest(docs, profile="docs_argocd", collection="docs")
-        sx.migrate()
+        sx.ops.migrate()
         for collection in ("demo", "docs") if docs is not None else ("demo",):
             sx.ask("which setting is documented here", collection=collection)
 

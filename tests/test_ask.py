@@ -195,13 +195,13 @@ def test_ask_writes_a_trace_and_a_conversation_turn(tmp_path: Path) -> None:
             "metformin dose", collection="en", tenant="default", conversation_id="conv-1"
         )
         assert result.trace_id is not None
-        trace = s.ops.get_trace(result.trace_id, tenant="default")
+        trace = s.ops.store.get_trace(result.trace_id, tenant="default")
         assert trace is not None and trace["route"] == result.route
-        turns = s.ops.conversation("conv-1", tenant="default")
+        turns = s.ops.store.conversation("conv-1", tenant="default")
         assert [t.role for t in turns] == ["user", "assistant"]
         assert turns[0].line == "metformin dose"
         assert {t.trace_id for t in turns} == {result.trace_id}
-        assert s.ops.conversation("conv-1", tenant="other") == []
+        assert s.ops.store.conversation("conv-1", tenant="other") == []
         assert s.lookup("gout", collection="en", tenant="default").trace_id is None  # not asked
         assert s.lookup("gout", collection="en", record=True).trace_id is not None
 

@@ -114,7 +114,7 @@ def minilm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = root / "home"
     with Sectio(Settings(home=home, embedder="minilm")) as s:
         s.ingest(corpus, collection="labels")
-        s.migrate()
+        s.ops.migrate()
     return home
 
 

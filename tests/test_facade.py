@@ -52,9 +52,9 @@ def test_every_read_is_traced_by_the_one_wrapper(sx: Sectio) -> None:
     hits = sx.search("bleeding", record=True)
     for kind, result in (("ask", ask), ("lookup", found), ("search", hits)):
         assert result.trace_id, kind
-        trace = sx.trace(result.trace_id, tenant="default")
+        trace = sx.ops.trace(result.trace_id, tenant="default")
         assert trace is not None and trace["tenant"] == "default", kind
-    assert sx.trace(str(ask.trace_id), tenant="default")["route"] == ask.route  # type: ignore[index]
+    assert sx.ops.trace(str(ask.trace_id), tenant="default")["route"] == ask.route  # type: ignore[index]
     unrecorded = sx.ask("who should not take aspirin", record=False)
     assert unrecorded.trace_id is None
 

@@ -71,10 +71,10 @@ def test_search_writes_a_trace_in_the_default_sqlite(home: Path, small_corpus: N
     result = s.search("stomach bleeding", tenant="default", top_k=2)
     assert result.hits and result.trace_id is not None
     assert (home / "sectio.sqlite3").is_file()  # auto-migrated, under SECTIO_HOME
-    row = s.ops.get_trace(result.trace_id, tenant="default")
+    row = s.ops.store.get_trace(result.trace_id, tenant="default")
     assert row is not None and row["kind"] == "search" and row["query_text"] == "stomach bleeding"
     assert [c["chunk_id"] for c in row["citations"]] == [h.chunk_id for h in result.hits]
-    assert s.ops.stats() == {
+    assert s.ops.store.stats() == {
         "trace_writes": 1,
         "trace_write_failures": 0,
         "trace_writes_skipped": 0,
@@ -89,14 +89,14 @@ def test_record_sets_and_returns_the_trace_id_with_conversation_turns(
 ) -> None:
     s = make_sectio(home, small_corpus)
     result = s.search("metformin", tenant="default", top_k=1)
-    trace_id = s.record("ask", result, conversation_id="conv-1", correlation_id="r-9")
+    trace_id = s.ops.record("ask", result, conversation_id="conv-1", correlation_id="r-9")
     assert trace_id is not None and result.trace_id == trace_id
-    turns = s.ops.conversation("conv-1", tenant="default")
+    turns = s.ops.store.conversation("conv-1", tenant="default")
     assert [t.role for t in turns] == ["user", "assistant"]
     assert all(t.trace_id == trace_id for t in turns)
-    assert s.feedback(trace_id, "helpful", tenant="default").rating == "helpful"
+    assert s.ops.feedback(trace_id, "helpful", tenant="default").rating == "helpful"
     with pytest.raises(TraceNotFound):
-        s.feedback(trace_id, "helpful", tenant="someone-else")
+        s.ops.feedback(trace_id, "helpful", tenant="someone-else")
     s.close()
 
 
@@ -116,12 +116,12 @@ def test_closed_port_fails_open(
         elapsed, result = timed_search(s)
     assert result.hits and result.trace_id is None
     assert elapsed < CONNECT_BOUND_S + 1.5
-    assert s.ops.trace_write_failures == 1
+    assert s.ops.store.trace_write_failures == 1
     assert any("trace not written" in r.getMessage() for r in caplog.records)
     # while marked down, later requests skip the store at once (and are still counted)
     elapsed, result = timed_search(s)
     assert result.trace_id is None and elapsed < 1.0
-    assert s.ops.stats() == {
+    assert s.ops.store.stats() == {
         "trace_writes": 0,
         "trace_write_failures": 2,
         "trace_writes_skipped": 1,
@@ -138,7 +138,7 @@ def test_a_server_that_never_answers_fails_open_within_the_connect_timeout(
         elapsed, result = timed_search(s)
         assert result.hits and result.trace_id is None
         assert elapsed < CONNECT_BOUND_S + 1.5
-        assert s.ops.trace_write_failures == 1 and s.ops.trace_writes_skipped == 0
+        assert s.ops.store.trace_write_failures == 1 and s.ops.store.trace_writes_skipped == 0
         s.close()
 
 
@@ -155,7 +155,7 @@ def test_explicit_sqlite_url_is_not_migrated_silently(
     url = f"sqlite:///{tmp_path / 'prod.sqlite3'}"
     s = make_sectio(home, small_corpus, database_url=url)
     assert s.search("aspirin", tenant="default").trace_id is None
-    assert s.ops.trace_write_failures == 1
+    assert s.ops.store.trace_write_failures == 1
     s.close()
     s = make_sectio(home, small_corpus, database_url=url, auto_migrate=True)
     assert s.search("aspirin", tenant="default").trace_id is not None
@@ -176,7 +176,7 @@ def test_a_locked_sqlite_store_fails_open_after_its_busy_timeout(
         holder.close()
     assert result.hits and result.trace_id is None
     assert elapsed < 2.0
-    assert s.ops.trace_write_failures == 1
+    assert s.ops.store.trace_write_failures == 1
     s.close()
 
 
@@ -193,11 +193,11 @@ def test_unmigrated_postgres_fails_open_and_is_never_migrated_silently(
     s = make_sectio(home, small_corpus, database_url=pg_url)
     result = s.search("aspirin", tenant="default")
     assert result.hits and result.trace_id is None
-    assert s.ops.trace_write_failures == 1
-    assert s.ops.revision() is None  # nothing created behind the operator's back
-    s.ops.migrate()
-    s.ops.retry_after_s = 0
-    s.ops._down_until = 0  # as if the retry delay had passed
+    assert s.ops.store.trace_write_failures == 1
+    assert s.ops.store.revision() is None  # nothing created behind the operator's back
+    s.ops.store.migrate()
+    s.ops.store.retry_after_s = 0
+    s.ops.store._down_until = 0  # as if the retry delay had passed
     assert s.search("aspirin", tenant="default").trace_id is not None
     s.close()
 
@@ -220,5 +220,5 @@ def test_a_locked_postgres_table_fails_open_after_the_statement_timeout(
     locker.dispose()
     assert result.hits and result.trace_id is None
     assert elapsed < 2.0
-    assert s.ops.trace_write_failures == 1
+    assert s.ops.store.trace_write_failures == 1
     s.close()

@@ -179,13 +179,15 @@ def test_engine_calls_can_leave_the_trace_to_the_caller(tmp_path: Path) -> None:
     with Sectio(settings) as s:
         s.ingest(corpus, profile="en_drug_label")
         result = s.search("aspirin pain", tenant="acme", record=False)
-        assert result.trace_id is None and s.ops.list_traces() == []
-        entries = [s.trace_entry("search", result, correlation_id="r1")]
-        entries.append(s.trace_entry("ask", s.ask("aspirin", tenant="acme", record=False)))
-        s.record_entries(entries)
+        assert result.trace_id is None and s.ops.store.list_traces() == []
+        entries = [s.ops.trace_entry("search", result, correlation_id="r1")]
+        entries.append(s.ops.trace_entry("ask", s.ask("aspirin", tenant="acme", record=False)))
+        s.ops.record_entries(entries)
         assert result.trace_id is not None and entries[1].result.trace_id is not None
-        assert {t.trace_id for t in s.ops.list_traces()} == {e.result.trace_id for e in entries}
-        assert s.ops.get_trace(result.trace_id)["correlation_id"] == "r1"  # type: ignore[index]
+        assert {t.trace_id for t in s.ops.store.list_traces()} == {
+            e.result.trace_id for e in entries
+        }
+        assert s.ops.store.get_trace(result.trace_id)["correlation_id"] == "r1"  # type: ignore[index]
 
 
 def test_server_runs_the_model_on_one_thread_unless_told(

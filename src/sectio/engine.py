@@ -21,7 +21,6 @@ Example (the README's "From Python" section runs the same in a test):
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -32,7 +31,7 @@ from sectio.context import query_scope
 from sectio.contract.diagnostics import ConversationReport
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
 from sectio.engine_docs import DocumentsFacade
-from sectio.engine_ops import OpsFacade
+from sectio.engine_ops import Operations
 from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
 from sectio.index.factory import build_backend
 from sectio.index.manifest import Manifest, assert_compatible, check_serving
@@ -72,7 +71,7 @@ DEFAULT_TENANT = "default"
 R = TypeVar("R", "RetrievalResult", "SearchResult")
 
 
-class Sectio(OpsFacade, DocumentsFacade):
+class Sectio(DocumentsFacade):
     """The library facade; the CLI and the HTTP API are thin layers over it.
 
     Single-tenant use needs no tenant: reads default to ``tenant`` (``"default"``,
@@ -81,10 +80,14 @@ class Sectio(OpsFacade, DocumentsFacade):
     (what the CLI passes) or ``record=True`` on a call; ``SECTIO_TRACES=false``
     turns every trace off.
 
+    Traces, feedback and the operational store's upkeep are ``ops``
+    (:class:`~sectio.engine_ops.Operations`: ``s.ops.feedback(...)``,
+    ``s.ops.migrate()``).
+
     Not thread-safe: one process owns a Qdrant Edge collection; the HTTP layer
-    serialises calls into it. Exceptions: :meth:`stats` (counters only), the
-    trace writes (:meth:`record_entries`), :meth:`prefetch_queries` and the
-    store's methods, which the server runs on threads of their own.
+    serialises calls into it. Exceptions: :meth:`stats` (counters only),
+    :meth:`prefetch_queries` and ``ops`` (trace writes and the store's
+    methods), which the server runs on threads of their own.
     """
 
     def __init__(
@@ -109,8 +112,8 @@ class Sectio(OpsFacade, DocumentsFacade):
         self._open: dict[str, Collection] = {}
         #: The second tenant check of every read; ``tenant_guard.dropped`` feeds /metrics.
         self.tenant_guard = TenantGuard()
-        self._ops = ops
-        self._ops_lock = threading.Lock()  # the server's trace and retention threads share it
+        #: Traces, feedback and the operational store (``ops.store``, opened on first use).
+        self.ops = Operations(self.settings, default_tenant=tenant, store=ops)
         #: Routed retrieval state per open collection (name catalogs, compiled phrases).
         self._routers: dict[str, Pipeline] = {}
         #: Hybrid weights calibrated per open collection and tenant (see retrieve.calibration).
@@ -178,8 +181,7 @@ class Sectio(OpsFacade, DocumentsFacade):
         if self._embedder is not None:
             self._embedder.close()
             self._embedder = None
-        if self._ops is not None:
-            self._ops.close()
+        self.ops.close()
 
     def __enter__(self) -> Sectio:
         return self
@@ -408,7 +410,7 @@ class Sectio(OpsFacade, DocumentsFacade):
         embedded = self._embedder.stats if self._embedder is not None else None
         return {
             "tenant_drops": self.tenant_guard.dropped,
-            **self.trace_counters(),
+            **self.ops.trace_counters(),
             "query_embeddings": {
                 "computed": embedded.queries_computed if embedded else 0,
                 "cached": embedded.queries_cached if embedded else 0,
@@ -455,7 +457,7 @@ class Sectio(OpsFacade, DocumentsFacade):
         every layer, D0-D5); ``details["layers"]`` says which.
         See :mod:`sectio.retrieve.search`. ``record`` (default: ``write_traces``)
         writes the trace; the server passes False and writes it off the engine
-        thread (:meth:`record`).
+        thread (:meth:`Operations.record <sectio.engine_ops.Operations.record>`).
 
         Raises:
             UnknownFilter: an unknown filter key.
@@ -641,7 +643,7 @@ class Sectio(OpsFacade, DocumentsFacade):
         ``write_traces``; a ``conversation_id`` asks for it too) the trace is
         written fail-open (``trace_id``) and, with ``conversation_id``, the turn
         is appended to that conversation (``record=False``: neither; the caller
-        calls :meth:`record`). In a conversation, a question that names no
+        calls ``ops.record``). In a conversation, a question that names no
         document inherits the previous answered turn's document
         (``details.doc_resolution.how == "conversation"``); one that names a
         document switches to it. That subject is read fail-open, under the
@@ -690,7 +692,7 @@ class Sectio(OpsFacade, DocumentsFacade):
         def run(tenant: str) -> RetrievalResult:
             if not conversation_id:
                 return self.router(collection).answer(request, tenant=tenant)
-            subject = previous or self._previous_subject(conversation_id, tenant)
+            subject = previous or self.ops.previous_subject(conversation_id, tenant)
             asked = request
             if subject.doc_id is not None:
                 asked = replace(request, context_doc_id=subject.doc_id)
@@ -722,19 +724,8 @@ class Sectio(OpsFacade, DocumentsFacade):
             result = run(scoped)
             telemetry.set_attributes(span, telemetry.result_attributes(result))
         if self._records(record):
-            self.record(kind, result, conversation_id=conversation_id)
+            self.ops.record(kind, result, conversation_id=conversation_id)
         return result
-
-    def _previous_subject(self, conversation_id: str, tenant: str) -> PreviousSubject:
-        """The previous subject, fail-open (:meth:`OpsStore.try_previous_subject`)."""
-        from sectio.ops.records import PreviousSubject
-
-        try:
-            store = self.ops
-        except Exception as exc:  # a bad URL: the question is read on its own
-            logging.getLogger(__name__).warning("previous subject unreadable: %s", exc)
-            return PreviousSubject("unavailable")
-        return store.try_previous_subject(conversation_id, tenant=tenant)
 
     def lookup(
         self,
@@ -746,7 +737,7 @@ class Sectio(OpsFacade, DocumentsFacade):
     ) -> RetrievalResult:
         """Reverse lookup: the documents whose lookup section mentions ``phrase``.
 
-        ``record`` (default: ``write_traces``) writes the trace (:meth:`record`).
+        ``record`` (default: ``write_traces``) writes the trace (``ops.record``).
 
         Raises:
             CollectionNotFound: no such collection.

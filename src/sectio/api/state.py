@@ -18,7 +18,7 @@ Qdrant server adapter (``SECTIO_QDRANT_URL``, see docs/deploy.md).
 
 Background tasks, started with the app: the readiness check every
 ``SECTIO_READINESS_INTERVAL_S`` seconds, and with ``SECTIO_RETENTION_DAYS`` the
-daily purge (:func:`sectio.ops.retention.retention_loop`). Their failures are
+daily purge (:meth:`sectio.engine_ops.Operations.retention_loop`). Their failures are
 logged, and the app keeps serving.
 """
 
@@ -38,10 +38,11 @@ from sectio.api.metrics import Metrics
 from sectio.api.readiness import Readiness
 from sectio.contract.result import RetrievalResult, SearchResult
 from sectio.engine import Sectio
+from sectio.errors import StoreNotMigrated, StoreUnavailable
 from sectio.settings import Settings
 
 if TYPE_CHECKING:
-    from sectio.ops.records import PreviousSubject, TraceEntry
+    from sectio.engine_ops import PreviousSubject, TraceEntry
 
 #: Store calls that may run at once (reads of previous subjects, feedback, traces):
 #: as many as the pool's default connections, so a hung database holds no more.
@@ -78,7 +79,7 @@ class ApiState:
         self.queries: Batcher[tuple[str, str]] | None = None
         if settings.query_cache_size:  # the embedder is built on first use, not here
             self.queries = Batcher("query", self._prefetch)
-        self.traces: Batcher[TraceEntry] = Batcher("trace", engine.record_entries)
+        self.traces: Batcher[TraceEntry] = Batcher("trace", engine.ops.record_entries)
         self._tasks: list[asyncio.Task[None]] = []
 
     def _prefetch(self, items: list[tuple[str, str]]) -> int:
@@ -96,9 +97,7 @@ class ApiState:
             StoreUnavailable: at once while the store is marked down (its back-off),
                 or the call's own failure (which then marks it down).
         """
-        from sectio.ops.errors import StoreNotMigrated, StoreUnavailable
-
-        store = self.engine.ops
+        store = self.engine.ops.store
         if store.is_down():
             raise StoreUnavailable("operational store unavailable; try again shortly")
         try:
@@ -110,18 +109,10 @@ class ApiState:
     async def previous_subject(self, conversation_id: str, tenant: str) -> PreviousSubject:
         """A conversation's previous subject, read on the store lane (fail-open, under the
         back-off: ``unavailable`` at once while the store is marked down)."""
-        from sectio.ops.records import PreviousSubject
-
-        try:
-            store = self.engine.ops
-        except Exception as exc:  # a bad URL: the question is a first turn
-            log.warning("previous subject unreadable: %s", exc)
-            return PreviousSubject("unavailable")
-        if store.is_down():
-            return PreviousSubject("unavailable")
-        return await anyio.to_thread.run_sync(
-            lambda: store.try_previous_subject(conversation_id, tenant=tenant),
-            limiter=self.store_limiter,
+        return await self.engine.ops.previous_subject_on(
+            conversation_id,
+            tenant,
+            lambda read: anyio.to_thread.run_sync(read, limiter=self.store_limiter),
         )
 
     async def traced(self, kind: str, result: R, conversation_id: str | None = None) -> R:
@@ -130,12 +121,12 @@ class ApiState:
         Off the engine thread (a trace was ~40% of a repeated search's engine
         time), one transaction per batch. The entry is built here, in the
         request's context (its request id and traceparent), by
-        :meth:`sectio.Sectio.trace_entry`, as the CLI's :meth:`sectio.Sectio.record`
-        builds it. The response waits for its trace, so a returned ``trace_id``
-        names a written trace (None: the fail-open write failed), ready for
-        ``/v1/feedback``.
+        :meth:`sectio.engine_ops.Operations.trace_entry`, as the CLI's
+        :meth:`~sectio.engine_ops.Operations.record` builds it. The response
+        waits for its trace, so a returned ``trace_id`` names a written trace
+        (None: the fail-open write failed), ready for ``/v1/feedback``.
         """
-        entry = self.engine.trace_entry(kind, result, conversation_id=conversation_id)
+        entry = self.engine.ops.trace_entry(kind, result, conversation_id=conversation_id)
         await self.traces.submit(entry)
         return result
 
@@ -143,7 +134,7 @@ class ApiState:
         """Check readiness, load the model, freeze what start-up loaded, start the tasks."""
         await self.in_engine(self.readiness.check)
         try:  # after a failure, no request waits on a database that may not be back
-            self.engine.ops.background_probe = True
+            self.engine.ops.store.background_probe = True
         except Exception as exc:  # a bad URL: traces fail open, as in the library
             log.warning("operational store: %s", exc)
         try:  # load the model now, not on the first request
@@ -156,9 +147,7 @@ class ApiState:
         gc.freeze()
         self._tasks = [asyncio.create_task(self._refresh_forever())]
         if self.settings.retention_days:
-            from sectio.ops.retention import retention_loop
-
-            self._tasks.append(asyncio.create_task(retention_loop(self.engine.apply_retention)))
+            self._tasks.append(asyncio.create_task(self.engine.ops.retention_loop()))
 
     async def stop(self) -> None:
         """Cancel the tasks; close the engine if the app built it."""

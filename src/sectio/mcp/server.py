@@ -168,7 +168,7 @@ class SectioTools:
         """Rate an answer by the trace_id its result carried (a second rating replaces it)."""
         tenant = self.tenant_of(ctx)
         stored = await self._engine(
-            lambda: self.sectio.feedback(trace_id, rating, tenant=tenant, comment=comment)
+            lambda: self.sectio.ops.feedback(trace_id, rating, tenant=tenant, comment=comment)
         )
         data = stored.as_dict()
         return FeedbackResult(trace_id=trace_id, rating=data["rating"], comment=data.get("comment"))

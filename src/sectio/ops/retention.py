@@ -4,7 +4,7 @@
 :meth:`sectio.Sectio.apply_retention`); the HTTP server schedules
 :func:`retention_loop` in its lifespan::
 
-    task = asyncio.create_task(retention_loop(sectio.apply_retention))
+    task = asyncio.create_task(retention_loop(sectio.ops.apply_retention))
     ...
     task.cancel()
 

@@ -19,7 +19,7 @@ router = APIRouter(tags=["feedback"])
 async def feedback(body: FeedbackRequest, api: Api, tenant: Tenant) -> JSONResponse:
     """Rate an answer (one per trace; a second submission updates it)."""
     data = await api.in_store(
-        lambda: api.engine.feedback(
+        lambda: api.engine.ops.feedback(
             body.trace_id,
             body.rating,
             comment=body.comment,
@@ -34,7 +34,7 @@ async def feedback(body: FeedbackRequest, api: Api, tenant: Tenant) -> JSONRespo
 async def trace(trace_id: str, api: Api, tenant: Tenant) -> JSONResponse:
     """One retrieval trace of the caller's tenant."""
     data: dict[str, Any] | None = await api.in_store(
-        lambda: api.engine.trace(trace_id, tenant=tenant)
+        lambda: api.engine.ops.trace(trace_id, tenant=tenant)
     )
     if data is None:
         raise TraceNotFound(f"no trace {trace_id!r}")

@@ -25,7 +25,7 @@ RATINGS = ("helpful", "not_helpful")  # sectio.ops.schema.RATINGS, without impor
 @pass_state
 def migrate(state: Context, as_json: bool) -> None:
     """Create or upgrade the operational store's schema (safe to re-run)."""
-    report = state.sectio.migrate()
+    report = state.sectio.ops.migrate()
     if as_json:
         emit_json(report)
     elif report.applied:
@@ -55,7 +55,7 @@ def feedback(
     as_json: bool,
 ) -> None:
     """Rate the answer of one trace (a second rating replaces the first)."""
-    fb = state.sectio.feedback(
+    fb = state.sectio.ops.feedback(
         trace_id, rating, tenant=tenant, comment=comment, conversation_id=conversation_id
     )
     if as_json:
@@ -100,11 +100,11 @@ def purge(
     sectio = state.sectio
     report: PurgeReport | None
     if older_than is not None:
-        report = sectio.purge_older_than(older_than)
+        report = sectio.ops.purge_older_than(older_than)
     elif conversation_id is not None:
-        report = sectio.purge_conversation(conversation_id, tenant=tenant)
+        report = sectio.ops.purge_conversation(conversation_id, tenant=tenant)
     else:
-        report = sectio.apply_retention()
+        report = sectio.ops.apply_retention()
         if report is None:
             raise ConfigError("--auto needs SECTIO_RETENTION_DAYS (no retention period is set)")
     if as_json:
@@ -128,7 +128,7 @@ def purge(
 @pass_state
 def traces(state: Context, limit: int, tenant: str | None, as_json: bool) -> None:
     """List recent retrieval traces, newest first, with decision and feedback."""
-    rows = state.sectio.traces(limit, tenant=tenant)
+    rows = state.sectio.ops.traces(limit, tenant=tenant)
     if as_json:
         emit_json([r.as_dict() for r in rows])
         return
