@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sectio import telemetry
 from sectio.context import query_scope
-from sectio.contract.diagnostics import ConversationReport
+from sectio.contract.diagnostics import ConversationReport, FusionReliability
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
 from sectio.engine_docs import DocumentsFacade
 from sectio.engine_ops import Operations
@@ -454,7 +454,7 @@ class Sectio(DocumentsFacade):
         hit's ``score`` is its dense cosine similarity (0.0 for a lexical-only hit).
         On a docs collection (its profile's engine is the docs planner) only D0, the
         doc chunks, is searched unless ``filters`` names a ``layer`` (``"all"``:
-        every layer, D0-D5); ``details["layers"]`` says which.
+        every layer, D0-D5); ``details.layers`` says which.
         See :mod:`sectio.retrieve.search`. ``record`` (default: ``write_traces``)
         writes the trace; the server passes False and writes it off the engine
         thread (:meth:`Operations.record <sectio.engine_ops.Operations.record>`).
@@ -486,9 +486,10 @@ class Sectio(DocumentsFacade):
                 guard=self.tenant_guard,
             )
             if reliability is not None:
-                result.details["fusion_calibration"] = reliability.as_details(params.dense_scale)
+                shown = reliability.as_details(params.dense_scale)
+                result.details.fusion_calibration = FusionReliability.model_validate(shown)
             if layers is not None:
-                result.details["layers"] = layers
+                result.details.layers = layers
             return result
 
         return self._call("search", collection, tenant, run, record=record)

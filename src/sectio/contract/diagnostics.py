@@ -1,4 +1,4 @@
-"""What a retrieval result's ``details`` says, typed: one model per stage, one :class:`Diagnostics`.
+"""What a result's ``details`` says, typed: one model per stage, one :class:`Diagnostics`.
 
 The stages of :mod:`sectio.retrieve.pipeline` hand each other typed facts
 (the resolve stage's document and section readings, the rerank status, the
@@ -30,6 +30,9 @@ lookup keys                 ``section_key``, ``phrase_tokens``, ``why``,
 docs planner keys           ``query_intent``, ``route``, ``plan``, ``steps``,
                             ``row_limit``
 ==========================  ==================================================
+
+A search result's ``details`` is a :class:`SearchDetails` (the fusion's
+pool, lists and weights, the calibration, the layers read).
 
 Example:
     >>> d = Diagnostics(rerank=RerankStatus(status="off", failed=False))
@@ -357,3 +360,51 @@ class Diagnostics(Facts):
         """Set here every field ``other`` set (``other`` wins)."""
         for key in other.model_fields_set:
             setattr(self, key, getattr(other, key))
+
+
+# --- search ---------------------------------------------------------------------------
+class FusionReliability(Facts):
+    """``details.fusion_calibration`` of a hybrid search: how well each list found a chunk
+    from a few of its own words (MRR), over how many pseudo-queries, and the dense
+    weight's scale it set (:mod:`sectio.retrieve.calibration`)."""
+
+    dense_mrr: float
+    lexical_mrr: float
+    pseudo_queries: int
+    dense_scale: float
+
+
+class SearchDetails(Facts):
+    """A search result's ``details``: what ranked its hits (:mod:`sectio.retrieve.search`).
+
+    Only the keys the search set are serialised, in this order:
+
+    * ``dense_window_tokens``: the collection embeds dense windows of this many
+      tokens (a hit's cosine is its best window's);
+    * ``lexical_vectors``: the BM25 vectors a lexical search (or a hybrid one
+      whose question has no BM25 token: ``[]``) read;
+    * ``pool``, ``rrf_k``, ``fused``: a fusion's candidates per list, its
+      constant and the lists fused, in order (``dense``, ``bm25``,
+      ``bm25_folded``);
+    * ``weights``, ``lexical_trust``: hybrid's weights per list, after the
+      share of the lexical weight the question's lists kept;
+    * ``lexical_only_hits``: hybrid hits outside the dense candidates;
+    * ``fusion_calibration``: the calibration the hybrid weights come from;
+    * ``layers``: the layers a docs collection's search read (``"all"``: every one).
+
+    Example:
+        >>> d = SearchDetails(pool=50, rrf_k=60, fused=["dense", "bm25"])
+        >>> d.model_dump(), d["pool"], "weights" in d
+        ({'pool': 50, 'rrf_k': 60, 'fused': ['dense', 'bm25']}, 50, False)
+    """
+
+    dense_window_tokens: int | None = None
+    lexical_vectors: list[str] | None = None
+    pool: int | None = None
+    rrf_k: int | None = None
+    fused: list[str] | None = None
+    weights: list[float] | None = None
+    lexical_trust: float | None = None
+    lexical_only_hits: int | None = None
+    fusion_calibration: FusionReliability | None = None
+    layers: list[str] | str | None = None

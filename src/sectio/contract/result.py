@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sectio.contract.diagnostics import Diagnostics
+from sectio.contract.diagnostics import Diagnostics, SearchDetails
 from sectio.contract.record import SourceRef
 
 Decision = Literal["ANSWERABLE", "ABSTAIN", "VERIFY_SOURCE"]
@@ -94,7 +94,8 @@ class Evidence(BaseModel):
 
 
 class SearchResult(BaseModel):
-    """What ``search`` returns."""
+    """What ``search`` returns: the hits, best first, and ``details`` (what ranked them:
+    :class:`~sectio.contract.diagnostics.SearchDetails`, the keys the search set)."""
 
     query: str
     mode: str
@@ -104,7 +105,7 @@ class SearchResult(BaseModel):
     top_k: int
     clamped: bool
     hits: list[Evidence]
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: SearchDetails = Field(default_factory=SearchDetails)
     trace_id: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
 

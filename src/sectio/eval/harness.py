@@ -143,7 +143,7 @@ def _retriever(
             guard=sectio.tenant_guard,
             limit=depth,
         )
-        return result.hits, result.details
+        return result.hits, result.details.model_dump()
 
     return searched
 

@@ -53,6 +53,7 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from sectio.contract.diagnostics import SearchDetails
 from sectio.contract.request import SEARCH_MODES, SearchMode
 from sectio.contract.result import Evidence, ListScore, SearchResult
 from sectio.embed.port import Embedder
@@ -129,15 +130,15 @@ def search(
     if mode in ("hybrid", "lexical"):
         sparse = lexical_query(collection, query)
     t2 = time.perf_counter()
-    details: dict[str, object] = {}
+    details = SearchDetails()
     if mode != "lexical" and collection.manifest.dense_window_tokens:
         # a hit's score is then its best window's cosine: say so with the result
-        details["dense_window_tokens"] = collection.manifest.dense_window_tokens
+        details.dense_window_tokens = collection.manifest.dense_window_tokens
     points, lists = _ranked(collection.index, mode, qvec, sparse, n, where, params, details)
     points = guard.keep(points, tenant, "search")
     dense = lists.get(DENSE, {})
     if mode == "hybrid" and sparse:
-        details["lexical_only_hits"] = sum(1 for p in points if p.id not in dense)
+        details.lexical_only_hits = sum(1 for p in points if p.id not in dense)
     t3 = time.perf_counter()
     hits = [_hit(p, i + 1, dense, lists) for i, p in enumerate(points)]
     return SearchResult(
@@ -181,7 +182,7 @@ def _ranked(
     n: int,
     where: Where,
     params: FusionParams,
-    details: dict[str, object],
+    details: SearchDetails,
 ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
     """The engine's ranking for ``mode``, best first, and every list it was made from:
     each list's places by point id (``dense``, then the BM25 vectors, in fusion order).
@@ -190,12 +191,12 @@ def _ranked(
     vectors used in ``details``.
     """
     if mode == "lexical":
-        details["lexical_vectors"] = list(sparse)
+        details.lexical_vectors = list(sparse)
         return _lexical(index, sparse, n, where, params, details)
     assert qvec is not None
     if mode == "dense" or not sparse:
         if mode != "dense":
-            details["lexical_vectors"] = []
+            details.lexical_vectors = []
         points = _tie_break(index.search_dense(qvec, n, where), {})
         return points, {DENSE: list_ranks(points)}
     return _hybrid(index, qvec, sparse, n, where, params, details)
@@ -222,7 +223,7 @@ def _lexical(
     n: int,
     where: Where,
     params: FusionParams,
-    details: dict[str, object],
+    details: SearchDetails,
 ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
     """BM25 top-n and its lists; exact and accent-folded BM25 (when both exist)
     fused (:func:`lexical_top`)."""
@@ -232,7 +233,7 @@ def _lexical(
         points = lexical_top(index, sparse, n, where, params)
         return points, {next(iter(sparse)): settled(list_ranks(points))}
     pool = params.pool(n)
-    details.update({"pool": pool, "rrf_k": params.rrf_k, "fused": list(sparse)})
+    details.pool, details.rrf_k, details.fused = pool, params.rrf_k, list(sparse)
     lists = _sparse_lists(index, sparse, pool, where)
     return _fused_top(index, lists, [1.0] * len(lists), params.rrf_k, n), lists
 
@@ -297,7 +298,7 @@ def fused_top(
     params: FusionParams,
     *,
     with_vectors: bool = False,
-    details: dict[str, object] | None = None,
+    details: SearchDetails | None = None,
 ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
     """Hybrid's fused top ``n`` (best first, ``score`` the fusion value) and the lists
     it fused: ``dense``, then each BM25 list, ``pool`` candidates each under ``where``.
@@ -316,7 +317,7 @@ def fused_top(
     lists = {DENSE: dense, **_sparse_lists(index, sparse, pool, where)}
     weights, share = params.query_weights(lists)
     if details is not None:
-        details.update({"weights": [round(w, 4) for w in weights], "lexical_trust": share})
+        details.weights, details.lexical_trust = [round(w, 4) for w in weights], share
     return _fused_top(index, lists, weights, params.rrf_k, n, with_vectors), lists
 
 
@@ -327,12 +328,12 @@ def _hybrid(
     n: int,
     where: Where,
     params: FusionParams,
-    details: dict[str, object],
+    details: SearchDetails,
 ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
     """The fused top-n and the lists it fused (:func:`fused_top`, ``params.pool(n)``
     deep). A fused hit outside the dense candidates is a lexical-only hit."""
     pool = params.pool(n)
-    details.update({"pool": pool, "rrf_k": params.rrf_k, "fused": ["dense", *sparse]})
+    details.pool, details.rrf_k, details.fused = pool, params.rrf_k, ["dense", *sparse]
     return fused_top(index, qvec, sparse, pool, n, where, params, details=details)
 
 
