@@ -789,6 +789,67 @@ class Sectio(DocumentsFacade):
             "engine, not the docs planner"
         )
 
+    def plan_text(self, question: str) -> tuple[DocsIntent, RetrievalPlan]:
+        """The docs planner's reading of ``question`` and its plan from the question's own
+        text alone (file names, API paths): no collection, so no catalog anchors."""
+        from sectio.plan import plan_question
+
+        return plan_question(question)
+
+    # --- what a corpus teaches ------------------------------------------------------
+    def learned(self, collection: str, *, tenant: str = DEFAULT_TENANT) -> dict[str, Any]:
+        """What ``tenant``'s records of ``collection`` teach the section router
+        (:func:`sectio.retrieve.learned.report.learned_summary`; ``enabled: false`` when
+        the profile's ``[learning]`` is off or the docs planner answers).
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        from sectio.retrieve.learned.report import learned_summary
+
+        return learned_summary(self.collection(collection), tenant, self.tenant_guard)
+
+    def draft_profile(
+        self,
+        src: str | Path | None = None,
+        *,
+        collection: str | None = None,
+        fmt: str | None = None,
+        tenant: str = DEFAULT_TENANT,
+    ) -> str:
+        """A complete TOML profile drafted from ``src`` (any ingestable source, read with the
+        default profile's BM25 words) or from ``tenant``'s records of ``collection`` (its
+        own), in book order (:func:`sectio.retrieve.learned.draft.draft_profile`).
+
+        Raises:
+            ConfigError: both or neither of ``src`` and ``collection``.
+            CollectionNotFound: no such collection.
+            ContractError: a source that cannot be read.
+        """
+        from sectio.contract.profile import load_profile
+        from sectio.retrieve.learned.draft import draft_profile
+
+        if (src is None) == (collection is None):
+            raise ConfigError("give a source path or --collection NAME (one of them)")
+        if src is not None:
+            from sectio.index.lexical import LexicalEncoder
+            from sectio.ingest.readers import read_source
+
+            path = Path(src)
+            payloads = [r.payload() for r in read_source(path, fmt).records]
+            lexical = LexicalEncoder(load_profile(None).lexical)
+            name, source = path.stem or "corpus", str(path)
+        else:
+            assert collection is not None
+            from sectio.retrieve.learned.report import collection_payloads
+
+            coll = self.collection(collection)
+            payloads = collection_payloads(coll, tenant, self.tenant_guard)
+            lexical, name, source = coll.lexical, collection, f"collection {collection!r}"
+        return draft_profile(
+            payloads, name=name, source=source, content=lambda w: bool(lexical.terms(w))
+        )
+
     # --- snapshots ------------------------------------------------------------------
     def snapshot(self, out_file: str | Path, *, collection: str = DEFAULT_COLLECTION) -> Manifest:
         """Write ``collection`` (flushed shard + manifest + checksums) to one file."""
@@ -932,6 +993,13 @@ class Sectio(DocumentsFacade):
 
     def _embedder_id(self) -> tuple[str, int]:
         return self.embedder.model_id, self.embedder.dimensions
+
+
+def human_bytes(n: int) -> str:
+    """``n`` bytes as ``12.3 MiB`` (what ``sectio gc`` prints; the index's space check's words)."""
+    from sectio.index.edge.space import human
+
+    return human(n)
 
 
 def _manifest_json(manifest: Manifest | None) -> dict[str, Any] | None:

@@ -19,7 +19,7 @@ from sectio.cli.base import (
 from sectio.ingest.detect import FORMATS
 
 if TYPE_CHECKING:
-    from sectio.ingest.lifecycle import DocumentReport
+    from sectio.engine_docs import DocumentReport
 
 
 def emit_document_report(report: DocumentReport, as_json: bool) -> None:

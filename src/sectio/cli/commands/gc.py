@@ -17,7 +17,7 @@ def gc(state: Context, collection: str | None, as_json: bool) -> None:
     A collection another process is writing is skipped and named with its pid.
     Every write also does this for its own collection first.
     """
-    from sectio.index.edge.space import human
+    from sectio.engine import human_bytes as human
 
     report = state.sectio.gc(collection)
     if as_json:

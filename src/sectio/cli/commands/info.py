@@ -17,11 +17,7 @@ def info(state: Context, collection: str | None, as_json: bool) -> None:
     """Show collections, their counts and manifests (and a count the manifest disagrees with)."""
     data = state.sectio.info(collection)
     if collection is not None and data["collections"] and data["collections"][0]["manifest"]:
-        from sectio.retrieve.learned.report import learned_summary
-
-        coll = state.sectio.collection(collection)
-        learned = learned_summary(coll, "default", state.sectio.tenant_guard)
-        data["collections"][0]["learned"] = learned
+        data["collections"][0]["learned"] = state.sectio.learned(collection, tenant="default")
     if as_json:
         emit_json(data)
         return

@@ -15,7 +15,7 @@ from sectio.cli.base import Context, cli, emit_json, json_option, pass_state
 from sectio.errors import ConfigError
 
 if TYPE_CHECKING:
-    from sectio.ops.records import PurgeReport
+    from sectio.engine_ops import PurgeReport
 
 RATINGS = ("helpful", "not_helpful")  # sectio.ops.schema.RATINGS, without importing SQLAlchemy
 

@@ -17,7 +17,7 @@ from sectio.cli.base import (
 )
 
 if TYPE_CHECKING:
-    from sectio.plan.models import DocsIntent, RetrievalPlan
+    from sectio.engine import DocsIntent, RetrievalPlan
 
 
 def print_plan(route: DocsIntent, plan: RetrievalPlan) -> None:
@@ -63,9 +63,7 @@ def plan(state: Context, question: str, collection: str, tenant: str, as_json: b
     if state.sectio.has_collection(collection):
         route, retrieval_plan = state.sectio.plan(question, collection=collection, tenant=tenant)
     else:
-        from sectio.plan import plan_question
-
-        route, retrieval_plan = plan_question(question)
+        route, retrieval_plan = state.sectio.plan_text(question)
     if as_json:
         emit_json(
             {

@@ -33,28 +33,9 @@ def draft(
     """Print a complete TOML profile drafted from SRC (any ingestable source) or a collection:
     sections in book order, titles, an intro guess, learned phrases, placeholder examples
     (``--json``: the profile as data, with its TOML text)."""
-    from sectio.contract.profile import load_profile
-    from sectio.index.lexical import LexicalEncoder
-    from sectio.retrieve.learned.draft import draft_profile
-
-    if (src is None) == (collection is None):
+    if (src is None) == (collection is None):  # before the engine is built
         raise ConfigError("give a source path or --collection NAME (one of them)")
-    if src is not None:
-        from sectio.ingest.readers import read_source
-
-        payloads = [r.payload() for r in read_source(src, fmt).records]
-        lexical = LexicalEncoder(load_profile(None).lexical)
-        name, source = src.stem or "corpus", str(src)
-    else:
-        assert collection is not None
-        from sectio.retrieve.learned.report import collection_payloads
-
-        coll = state.sectio.collection(collection)
-        payloads = collection_payloads(coll, tenant, state.sectio.tenant_guard)
-        lexical, name, source = coll.lexical, collection, f"collection {collection!r}"
-    text = draft_profile(
-        payloads, name=name, source=source, content=lambda w: bool(lexical.terms(w))
-    )
+    text = state.sectio.draft_profile(src, collection=collection, fmt=fmt, tenant=tenant)
     if as_json:  # the drafted profile as data, with its TOML text
         import tomllib
 

@@ -28,7 +28,7 @@ from sectio.cli.base import (
 from sectio.cli.progress import progress_reporter
 
 if TYPE_CHECKING:
-    from sectio.index.copy import TransferReport
+    from sectio.engine import TransferReport
 
 
 def _report(report: TransferReport, as_json: bool) -> None:
