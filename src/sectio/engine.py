@@ -1,8 +1,9 @@
 """The Python API: one object holding settings, the embedder, the backend and open collections.
 
-Its operational-store methods (traces, feedback, migrations, retention) live
-in :mod:`sectio.engine_ops`, its document writes (upsert, delete, sync) in
-:mod:`sectio.engine_docs`, both mixed into :class:`Sectio`.
+Its operational store (traces, feedback, migrations, retention) is the
+``ops`` attribute (:class:`sectio.engine_ops.Operations`); its document writes
+(upsert, delete, sync) come from :mod:`sectio.engine_docs`, mixed into
+:class:`Sectio`.
 
 Example (the README's "From Python" section runs the same in a test):
     >>> import json, tempfile, pathlib

@@ -118,8 +118,8 @@ class ApiState:
     async def traced(self, kind: str, result: R, conversation_id: str | None = None) -> R:
         """Write ``result``'s trace with those of concurrent requests; set its ``trace_id``.
 
-        Off the engine thread (a trace was ~40% of a repeated search's engine
-        time), one transaction per batch. The entry is built here, in the
+        Off the engine thread (a trace write costs ~40% of a repeated search's
+        engine time), one transaction per batch. The entry is built here, in the
         request's context (its request id and traceparent), by
         :meth:`sectio.engine_ops.Operations.trace_entry`, as the CLI's
         :meth:`~sectio.engine_ops.Operations.record` builds it. The response

@@ -35,7 +35,7 @@ class Facts(BaseModel):
         data: dict[str, Any] = handler(self)
         return {k: v for k, v in data.items() if k in self.model_fields_set}
 
-    # --- read-only mapping view of the serialised form (``details`` was a dict) -------
+    # --- read-only mapping view of the serialised form (callers read ``details`` as a dict)
     def __getitem__(self, key: str) -> Any:
         """The serialised value of ``key``.
 

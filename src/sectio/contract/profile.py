@@ -121,7 +121,7 @@ class PoolingSettings(_Strict):
     ``min_matched_terms``: the distinct query terms (BM25 terms: stemmed,
     stopwords out) a chunk must contain, the seed's criterion; a count, so it
     means the same on a corpus of 200 chunks and of 200,000 (a raw BM25 score
-    does not). ``min_score`` is read as its old name.
+    does not). ``min_score`` is read as another name of it (profiles that say so).
     """
 
     enabled_sections: tuple[str, ...] = ()

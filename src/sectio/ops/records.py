@@ -102,7 +102,8 @@ class ConversationTurn:
         return _jsonable(self)
 
 
-#: The former name of :class:`ConversationTurn` (it collided with the pipeline's turn).
+#: Another name of :class:`ConversationTurn`, for callers that import ``Turn`` from here
+#: (the pipeline's turn is :class:`sectio.retrieve.routes.base.Turn`).
 Turn = ConversationTurn
 
 

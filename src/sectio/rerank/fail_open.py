@@ -27,7 +27,7 @@ class Reranked:
 
     @property
     def details(self) -> RerankStatus:
-        """The status under its former name (it reads as a mapping: ``details["status"]``)."""
+        """The status, as ``details.rerank`` shows it (a mapping: ``details["status"]``)."""
         return self.status
 
 
