@@ -130,10 +130,7 @@ def search(
     if mode in ("hybrid", "lexical"):
         sparse = lexical_query(collection, query)
     t2 = time.perf_counter()
-    details = SearchDetails()
-    if mode != "lexical" and collection.manifest.dense_window_tokens:
-        # a hit's score is then its best window's cosine: say so with the result
-        details.dense_window_tokens = collection.manifest.dense_window_tokens
+    details = _details(collection, mode)
     points, lists = _ranked(collection.index, mode, qvec, sparse, n, where, params, details)
     points = guard.keep(points, tenant, "search")
     dense = lists.get(DENSE, {})
@@ -151,13 +148,27 @@ def search(
         clamped=clamped if limit is None else False,
         hits=hits,
         details=details,
-        timings_ms={
-            "embed": round((t1 - t0) * 1000, 3),
-            "lexical_encode": round((t2 - t1) * 1000, 3),
-            "engine": round((t3 - t2) * 1000, 3),
-            "total": round((time.perf_counter() - t0) * 1000, 3),
-        },
+        timings_ms=_timings(t0, t1, t2, t3),
     )
+
+
+def _details(collection: Collection, mode: str) -> SearchDetails:
+    """The details a search starts with: the dense window size, where hits score by window."""
+    details = SearchDetails()
+    if mode != "lexical" and collection.manifest.dense_window_tokens:
+        # a hit's score is then its best window's cosine: say so with the result
+        details.dense_window_tokens = collection.manifest.dense_window_tokens
+    return details
+
+
+def _timings(t0: float, t1: float, t2: float, t3: float) -> dict[str, float]:
+    """Milliseconds embedding, BM25 encoding, in the engine, and for the whole call."""
+    return {
+        "embed": round((t1 - t0) * 1000, 3),
+        "lexical_encode": round((t2 - t1) * 1000, 3),
+        "engine": round((t3 - t2) * 1000, 3),
+        "total": round((time.perf_counter() - t0) * 1000, 3),
+    }
 
 
 def _hit(point: StoredPoint, rank: int, dense: Ranks, lists: dict[str, Ranks]) -> Evidence:
