@@ -9,11 +9,13 @@ with learning on and off (``[learning] enabled``):
 * ``view ms``: building the tenant's view (catalog, term statistics, learned
   vocabulary) from one scroll, median of ``--repeat`` builds;
 * ``resolve p50 / p95 ms``: the resolve step (document and section) of every
-  question of the set (both splits), vocabulary already built.
+  question of the set (both splits), vocabulary already built;
+* for a docs tree (``poetry_docs``, the docs planner): the heading vocabulary's
+  build and the planner's whole run per question (the headings are matched in it).
 
 Usage::
 
-    .venv/bin/python benchmarks/learned_routing.py [--sets quic_rfc,oss_licenses,vi_law]
+    .venv/bin/python benchmarks/learned_routing.py [--sets quic_rfc,oss_licenses,vi_law,poetry_docs]
         [--repeat 3]
 """
 
@@ -34,8 +36,13 @@ from _common import BENCH, jsonl  # noqa: E402
 from sectio import Sectio, Settings  # noqa: E402
 from sectio.contract.profile import LearningSettings  # noqa: E402
 from sectio.contract.request import AskRequest  # noqa: E402
+from sectio.plan import DocsPlanner  # noqa: E402
+from sectio.plan.sections import load_docs_vocabulary  # noqa: E402
 from sectio.retrieve.resolve import Resolver  # noqa: E402
 from sectio.retrieve.routes.base import Turn  # noqa: E402
+
+#: Sets answered by the docs planner (a Markdown tree).
+DOCS_SETS = frozenset({"poetry_docs"})
 
 
 def measure(name: str, repeat: int) -> list[str]:
@@ -74,15 +81,63 @@ def measure(name: str, repeat: int) -> list[str]:
     return rows
 
 
+class _NoLearning:
+    """A vocabulary cache that learns nothing (``[learning] enabled = false``)."""
+
+    def get(self, scope: object) -> None:
+        return None
+
+
+def measure_docs(name: str, repeat: int) -> list[str]:
+    """Table rows for a docs tree (the docs planner): learning off, then on. ``view ms``
+    is the heading vocabulary's build (one scroll of the page chunks), ``resolve`` the
+    planner's run (route, plan and execution: the headings are matched inside it)."""
+    sx = Sectio(Settings(home=BENCH / f"new-{name}-minilm" / "sectio", embedder="minilm"))
+    rows = []
+    try:
+        router = sx.router(name)
+        scope = router.scope("default")
+        questions = [
+            q["text"] for q in jsonl(ROOT / "benchmarks" / "data" / name / "questions.jsonl")
+        ]
+        for enabled in (False, True):
+            planner = DocsPlanner()
+            builds = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                load_docs_vocabulary(scope)
+                builds.append((time.perf_counter() - t0) * 1000)
+            if not enabled:
+                planner.vocabularies = _NoLearning()  # type: ignore[assignment]
+            for q in questions[:5]:
+                planner.run(scope, AskRequest.of(q))  # warm: model, catalog, vocabulary
+            times = []
+            for q in questions:
+                t0 = time.perf_counter()
+                planner.run(scope, AskRequest.of(q))
+                times.append((time.perf_counter() - t0) * 1000)
+            times.sort()
+            p95 = times[int(0.95 * (len(times) - 1))]
+            view = f"{statistics.median(builds):.0f}" if enabled else "-"
+            rows.append(
+                f"| {name} (planner run) | {'on' if enabled else 'off'} | {view} | "
+                f"{statistics.median(times):.2f} / {p95:.2f} | {len(questions)} |"
+            )
+    finally:
+        sx.close()
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", default="quic_rfc,oss_licenses,vi_law")
+    ap.add_argument("--sets", default="quic_rfc,oss_licenses,vi_law,poetry_docs")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     print("| set | learning | view ms | resolve p50 / p95 ms | questions |")
     print("|---|---|---|---|---|")
     for name in args.sets.split(","):
-        for row in measure(name, args.repeat):
+        rows = measure_docs(name, args.repeat) if name in DOCS_SETS else measure(name, args.repeat)
+        for row in rows:
             print(row)
 
 

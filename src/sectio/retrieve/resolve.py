@@ -247,8 +247,7 @@ class Resolver:
             and request.context_doc_id is not None
             and bool(catalog.sections_of(request.context_doc_id))
         )
-        if inherited:
-            doc_id = request.context_doc_id
+        doc_id = request.context_doc_id if inherited else doc_id
         spans = named.spans if named else ()
         view = self.view(scope)
         known = self._known_word(view)
