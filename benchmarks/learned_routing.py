@@ -11,12 +11,15 @@ with learning on and off (``[learning] enabled``):
 * ``resolve p50 / p95 ms``: the resolve step (document and section) of every
   question of the set (both splits), vocabulary already built;
 * for a docs tree (``poetry_docs``, the docs planner): the heading vocabulary's
-  build and the planner's whole run per question (the headings are matched in it).
+  build and the planner's whole run per question (the headings are matched in it);
+* with ``--ingest``: each set's ingest, learning on and off, the embedding cache
+  warm (under ``.sectio-bench/ingest-<set>``): nothing is learned at ingest, so
+  the two should be the same.
 
 Usage::
 
     .venv/bin/python benchmarks/learned_routing.py [--sets quic_rfc,oss_licenses,vi_law,poetry_docs]
-        [--repeat 3]
+        [--repeat 3] [--ingest]
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ class _NoLearning:
 def measure_docs(name: str, repeat: int) -> list[str]:
     """Table rows for a docs tree (the docs planner): learning off, then on. ``view ms``
     is the heading vocabulary's build (one scroll of the page chunks), ``resolve`` the
-    planner's run (route, plan and execution: the headings are matched inside it)."""
+    planner's run (route, plan and execution: the headings are matched inside it), every
+    question's vector already in the embedder's LRU (what learning adds, not the model)."""
     sx = Sectio(Settings(home=BENCH / f"new-{name}-minilm" / "sectio", embedder="minilm"))
     rows = []
     try:
@@ -100,6 +104,8 @@ def measure_docs(name: str, repeat: int) -> list[str]:
         questions = [
             q["text"] for q in jsonl(ROOT / "benchmarks" / "data" / name / "questions.jsonl")
         ]
+        for q in questions:  # warm: model, catalog, and every question's vector in the LRU
+            DocsPlanner().run(scope, AskRequest.of(q))
         for enabled in (False, True):
             planner = DocsPlanner()
             builds = []
@@ -109,8 +115,7 @@ def measure_docs(name: str, repeat: int) -> list[str]:
                 builds.append((time.perf_counter() - t0) * 1000)
             if not enabled:
                 planner.vocabularies = _NoLearning()  # type: ignore[assignment]
-            for q in questions[:5]:
-                planner.run(scope, AskRequest.of(q))  # warm: model, catalog, vocabulary
+            planner.run(scope, AskRequest.of(questions[0]))  # its catalog and vocabulary
             times = []
             for q in questions:
                 t0 = time.perf_counter()
@@ -128,11 +133,48 @@ def measure_docs(name: str, repeat: int) -> list[str]:
     return rows
 
 
+def measure_ingest(name: str, repeat: int) -> str:
+    """One table row: the set's ingest with learning on and off (``[learning] enabled``
+    in a copy of the default profile), the embedding cache warm (one ingest first), the
+    median of ``repeat`` each; what learning adds to ingest, not the model's time."""
+    from new_corpora import source_of
+
+    home = BENCH / f"ingest-{name}"
+    path, fmt = source_of(name, home)
+    base = "docs" if name in DOCS_SETS else "generic"
+    text = (ROOT / "src" / "sectio" / "contract" / "profiles" / f"{base}.toml").read_text()
+    off = home / f"{base}_nolearn.toml"
+    off.write_text(
+        text.replace(f'name = "{base}"', f'name = "{base}_nolearn"')
+        + "\n[learning]\nenabled = false\n"
+    )
+    sx = Sectio(Settings(home=home / "sectio", embedder="minilm", traces=False))
+    took: dict[str, list[float]] = {"on": [], "off": []}
+    try:
+        # warm the cache; then each ingest changes the profile, so none is a no-op re-ingest
+        sx.ingest(path, fmt=fmt, profile=str(off), collection=name, replace=True)
+        for _ in range(repeat):
+            for label, profile in (("on", base), ("off", str(off))):
+                t0 = time.perf_counter()
+                sx.ingest(path, fmt=fmt, profile=profile, collection=name, replace=True)
+                took[label].append(time.perf_counter() - t0)
+    finally:
+        sx.close()
+    on, off_s = statistics.median(took["on"]), statistics.median(took["off"])
+    return f"| {name} | {on:.1f} | {off_s:.1f} | {on / off_s:.2f}x | {repeat} |"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="quic_rfc,oss_licenses,vi_law,poetry_docs")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ingest", action="store_true", help="time ingest, learning on vs off")
     args = ap.parse_args()
+    if args.ingest:
+        print("| set | ingest on s | ingest off s | on / off | runs |\n|---|---|---|---|---|")
+        for name in args.sets.split(","):
+            print(measure_ingest(name, args.repeat))
+        return
     print("| set | learning | view ms | resolve p50 / p95 ms | questions |")
     print("|---|---|---|---|---|")
     for name in args.sets.split(","):
