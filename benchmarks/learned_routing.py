@@ -140,6 +140,7 @@ def measure_ingest(name: str, repeat: int) -> str:
     from new_corpora import source_of
 
     home = BENCH / f"ingest-{name}"
+    home.mkdir(parents=True, exist_ok=True)
     path, fmt = source_of(name, home)
     base = "docs" if name in DOCS_SETS else "generic"
     text = (ROOT / "src" / "sectio" / "contract" / "profiles" / f"{base}.toml").read_text()

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -94,6 +95,18 @@ class DocsVocabulary:
 
     learned: LearnedVocabulary
     products: frozenset[str]
+
+    @functools.cached_property
+    def headings(self) -> tuple[tuple[LearnedSection, frozenset[str], frozenset[str]], ...]:
+        """Each section with its heading's content words and its heading path's (product
+        and unit words left out), read once: what :func:`asked_heading` compares."""
+        drop = self.learned.units | self.products
+        out = []
+        for s in self.learned.sections:
+            own = frozenset(_content_words(s.title, drop))
+            if own:
+                out.append((s, own, own | _content_words(" ".join(s.path), drop)))
+        return tuple(out)
 
     def match(self, question: str, docs: Sequence[str] = ()) -> LearnedMatch | None:
         """The section ``question`` names by a heading (a number, a title, a heading path,
@@ -275,16 +288,13 @@ def asked_heading(
     if len(asked) < 2:
         return None
     found = []
-    for s in vocab.learned.sections:
+    for s, own, path in vocab.headings:
         if docs and s.doc_id not in docs:
-            continue
-        own = _content_words(s.title, drop)
-        if not own:
             continue
         if s.title.rstrip().endswith("?"):
             if asked <= own and len(asked) >= ASKED_SHARE * len(own):
                 found.append(s)
-        elif own <= asked and asked <= own | _content_words(" ".join(s.path), drop):
+        elif own <= asked and asked <= path:
             found.append(s)
     keys = {(s.doc_id, s.key) for s in found}
     found = [
