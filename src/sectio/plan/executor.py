@@ -2,6 +2,9 @@
 
 Steps, in order:
 
+0. **section seed**: a section the question names by its heading
+   (:mod:`sectio.plan.sections`): every page chunk of it (prose and code), in
+   ``part_index`` order, under the plan's hard filters;
 1. **exact seed**: every ``target_doc_hints`` entry that is a document path of
    the collection (for the tenant) seeds its own rows: its D1 catalog entry
    when D1 is in the plan, then its best rows in the plan's other layers
@@ -46,7 +49,7 @@ from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint, best_cosine
 from sectio.plan.catalog import DocsCatalog
 from sectio.plan.models import RetrievalPlan
-from sectio.retrieve.reads import retrieve_points
+from sectio.retrieve.reads import retrieve_points, scroll_all
 from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.search import fused_top
 
@@ -68,6 +71,7 @@ W_LIKE = 0.12
 W_NON_TEST_PLACES = 1.01
 
 EXACT = "exact_seed"
+SECTION = "section_seed"
 SUBSTRING = "substring_seed"
 HYBRID = "hybrid"
 
@@ -280,22 +284,58 @@ class PlanExecutor:
         }
         return self.passes(probe, plan)
 
-    # --- the plan -----------------------------------------------------------------------
-    def execute(self, plan: RetrievalPlan, question: str) -> Execution:
-        """Run ``plan`` for ``question``; rows in merge order, at most ``plan.limit``.
+    def section_rows(
+        self, plan: RetrievalPlan, vec: Any, doc_id: str, section_key: str
+    ) -> list[PlannedRow]:
+        """Every page chunk of one section (prose and code), in ``part_index`` order (the
+        plan's hard filters hold on each), scored by its cosine with the question."""
+        where = tenant_where(
+            self.tenant,
+            Eq("doc_id", doc_id),
+            Eq("section_key", section_key),
+            Eq("layer", Layer.D0_DOC_CHUNKS.value),
+        )
+        points = scroll_all(
+            self.collection.index,
+            self.tenant,
+            where,
+            guard=self.scope.guard,
+            route="docs_plan",
+            with_vectors=True,
+        )
+        points.sort(key=lambda p: int(p.payload.get("part_index") or 0))
+        hint = f"{doc_id}#{section_key}"
+        return [
+            PlannedRow(p.payload, best_cosine(vec, p.dense), SECTION, hint)
+            for p in points
+            if p.payload.get("section_key") == section_key and self.passes(p.payload, plan)
+        ]
 
-        Steps, in order: exact-path seeds for the plan's doc hints, substring seeds
-        for the hints no path matches, then hybrid search over the plan's layers;
-        seeds come first in the merge, hybrid rows fill up to the limit.
+    # --- the plan -----------------------------------------------------------------------
+    def execute(
+        self, plan: RetrievalPlan, question: str, section: tuple[str, str] | None = None
+    ) -> Execution:
+        """Run ``plan`` for ``question``; rows in merge order.
+
+        Steps, in order: the whole ``section`` (a document and a section key the
+        question names, every chunk in order), exact-path seeds for the plan's doc
+        hints, substring seeds for the hints no path matches, then hybrid search over
+        the plan's layers; seeds come first in the merge, hybrid rows fill up to the
+        limit (``plan.limit`` rows beside the section's).
         """
         vec = self.embedder.embed_query(question)
         sparse = self.collection.lexical.encode_query(question)
         steps: list[dict[str, Any]] = []
+        whole = self.section_rows(plan, vec, *section) if section is not None else []
+        if section is not None:
+            hint = f"{section[0]}#{section[1]}"
+            steps.append({"step": SECTION, "hint": hint, "rows": [r.chunk_id for r in whole]})
         seeded, dropped = self._seeds(plan, vec, sparse, steps)
         hybrid, hybrid_dropped = self._hybrid_candidates(plan, vec, sparse)
         dropped += hybrid_dropped
         steps.append({"step": HYBRID, "candidates": len(hybrid)})
-        rows, omitted = self._merge(plan, vec, seeded, hybrid)
+        merged = plan.model_copy(update={"limit": plan.limit + len(whole)}) if whole else plan
+        rows, omitted = self._merge(merged, vec, whole + seeded, hybrid)
         steps[-1]["rows"] = [r.chunk_id for r in rows if r.step == HYBRID]
         if dropped:
             log.warning("plan executor: %d row(s) failed the Python-side filter check", dropped)
@@ -417,6 +457,7 @@ class PlanExecutor:
 __all__ = [
     "EXACT",
     "HYBRID",
+    "SECTION",
     "SUBSTRING",
     "Execution",
     "PlanExecutor",

@@ -9,18 +9,21 @@ pipeline then decides on the rows like on any other route's evidence.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from sectio.contract.diagnostics import Diagnostics, RowLimit
+from sectio.contract.diagnostics import Diagnostics, RowLimit, SectionFacts
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.request import AskRequest
 from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
 from sectio.plan.catalog import CatalogCache, DocsCatalog
-from sectio.plan.executor import MAX_ROWS_PER_DOC, Execution, PlanExecutor
+from sectio.plan.executor import MAX_ROWS_PER_DOC, SECTION, Execution, PlanExecutor
 from sectio.plan.models import Anchors, DocsIntent, RetrievalPlan
 from sectio.plan.resolver import DocsLayout, PolicyResolver, dedupe
 from sectio.plan.router import IntentRouter
+from sectio.plan.sections import VocabularyCache
+from sectio.retrieve.learned import LearnedMatch
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scope import ReadScope
 
@@ -40,10 +43,12 @@ def layout_of(profile: CorpusProfile | None) -> DocsLayout:
 
 
 class DocsPlanner:
-    """Routes, plans and executes docs questions; caches catalogs per open collection."""
+    """Routes, plans and executes docs questions; caches catalogs (and the headings the
+    pages teach, :mod:`sectio.plan.sections`) per open collection."""
 
     def __init__(self) -> None:
         self.catalogs = CatalogCache()
+        self.vocabularies = VocabularyCache()
 
     def catalog(self, scope: ReadScope) -> DocsCatalog:
         """The scope's tenant's D1/D3 catalog (read once per open collection)."""
@@ -65,15 +70,20 @@ class DocsPlanner:
         t0 = time.perf_counter()
         catalog = self.catalog(scope)
         route = IntentRouter(catalog).route(request.question)
-        if request.doc_id:
-            hints = tuple(dedupe([request.doc_id, *route.anchors.target_doc_hints]))
+        found = self.named_section(scope, request, route.anchors.target_doc_hints)
+        named = [request.doc_id] if request.doc_id else []
+        if found is not None and found.doc_id is not None:
+            named.append(found.doc_id)  # a section named by its heading names its page
+        if named:
+            hints = tuple(dedupe([*named, *route.anchors.target_doc_hints]))
             anchors = Anchors(**{**route.anchors.model_dump(), "target_doc_hints": hints})
             route = route.model_copy(update={"anchors": anchors})
         plan = PolicyResolver(layout_of(scope.profile)).resolve(route)
         if request.top_k:
             plan = plan.model_copy(update={"limit": max(1, min(int(request.top_k), 50))})
         t1 = time.perf_counter()
-        execution = PlanExecutor(scope, catalog).execute(plan, request.question)
+        section = (found.doc_id, found.key) if found is not None and found.doc_id else None
+        execution = PlanExecutor(scope, catalog).execute(plan, request.question, section)
         if request.section_key:
             execution.rows = [
                 r
@@ -82,9 +92,29 @@ class DocsPlanner:
                 in (r.payload.get("section_key"), r.payload.get("source_section_key"))
             ]
         t2 = time.perf_counter()
-        return build_outcome(
+        outcome = build_outcome(
             route, plan, execution, timings={"plan": (t1 - t0) * 1000, "execute": (t2 - t1) * 1000}
         )
+        if found is not None and any(r.step == SECTION for r in execution.rows):
+            outcome.section_key = found.key
+            outcome.details.section_resolution = SectionFacts(
+                section_key=found.key, how="phrase", phrase=found.phrase, via=found.via
+            )
+        return outcome
+
+    def named_section(
+        self, scope: ReadScope, request: AskRequest, pages: Sequence[str] = ()
+    ) -> LearnedMatch | None:
+        """The section the question names by a heading of the tenant's pages (None: none,
+        a caller's ``section_key``, or ``[learning] enabled = false``). Only the caller's
+        page, else the ``pages`` the question names (when it names any), are candidates."""
+        if request.section_key:
+            return None
+        vocab = self.vocabularies.get(scope)
+        if vocab is None:
+            return None
+        docs = (request.doc_id,) if request.doc_id else tuple(pages)
+        return vocab.match(request.question, docs)
 
 
 def build_outcome(

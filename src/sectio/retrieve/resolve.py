@@ -27,6 +27,7 @@ from sectio.contract.diagnostics import (
     WordRead,
 )
 from sectio.contract.profile import CorpusProfile
+from sectio.contract.request import AskRequest
 from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.brands import BrandTable, ingredient_key
 from sectio.retrieve.domain import DomainPack, Reading
@@ -37,7 +38,7 @@ from sectio.retrieve.resolve_doc import DocCatalog, DocResolution
 from sectio.retrieve.resolve_section import SectionMatch, SectionResolver, joined_match
 from sectio.retrieve.routes.base import Resolution, Turn
 from sectio.retrieve.scope import ReadScope
-from sectio.retrieve.stats import SubjectWords, TermStats
+from sectio.retrieve.stats import SubjectWords, TermStats, salient_terms
 from sectio.retrieve.text import Tokens, tokens
 
 #: Scroll page of the one complete read that builds a tenant's view.
@@ -150,6 +151,41 @@ class Resolver:
         planner plans from its own layers, :mod:`sectio.plan`)."""
         return self.profile.learning.enabled and self.profile.engine == "router"
 
+    def _implied(
+        self,
+        scope: ReadScope,
+        view: CorpusView,
+        request: AskRequest,
+        doc_id: str | None,
+        docs_named: Sequence[str],
+        match: SectionMatch | None,
+        doc_facts: DocFacts,
+        spans: Sequence[tuple[int, int]],
+    ) -> str | None:
+        """The tenant's only document, when a section was chosen and the question names no
+        document: it is implied (``doc_resolution.how: implied``). Not when the question
+        names what the collection does not hold (a brand or ingredient no document has, a
+        name-like word its texts never contain: "the maximum dose of Paxil" in a tenant
+        holding one other label), nor for a free-form turn."""
+        catalog = view.catalog
+        if doc_id or docs_named or len(catalog) != 1 or request.free_form:
+            return None
+        if match is None and not request.section_key:
+            return None
+        if doc_facts.brands_not_in_collection or doc_facts.ingredients_not_in_collection:
+            return None
+        terms = salient_terms(
+            request.question,
+            lexical=scope.collection.lexical,
+            stats=view.stats,
+            ignore=self.routing_words,
+            spans=spans,
+            common=self.common,
+        )
+        if any(t.unknown_name for t in terms):
+            return None
+        return next(iter(catalog.titles))
+
     def _usable_variant(self, name: Tokens) -> bool:
         """A one-word variant of a title (an acronym) must not be a common or routing word."""
         return len(name) > 1 or (not self.common(name[0]) and name[0] not in self.routing_words)
@@ -211,18 +247,14 @@ class Resolver:
             and request.context_doc_id is not None
             and bool(catalog.sections_of(request.context_doc_id))
         )
-        if inherited:
-            doc_id = request.context_doc_id
+        doc_id = request.context_doc_id if inherited else doc_id
         spans = named.spans if named else ()
         view = self.view(scope)
         known = self._known_word(view)
         matches = (
             [] if request.section_key else self.sections.resolve_all(request.question, spans, known)
         )
-        if doc_id:
-            docs_named: tuple[str, ...] = (doc_id,)
-        else:
-            docs_named = named.candidates if named is not None else ()
+        docs_named = (doc_id,) if doc_id else (named.candidates if named is not None else ())
         sections_named = tuple(catalog.sections_of(d) for d in docs_named)
         match = _first_present(matches, list(sections_named), self.stand_ins)
         read = learned_reading(view.learned, catalog, request, spans, docs_named, match)
@@ -252,6 +284,10 @@ class Resolver:
                 pack.annotate(reading, doc_facts)
         if inherited:
             doc_facts = DocFacts(doc_id=doc_id, how="conversation")
+        if only := self._implied(scope, view, request, doc_id, docs_named, match, doc_facts, spans):
+            doc_id, docs_named, sections_named = only, (only,), (catalog.sections_of(only),)
+            named = DocResolution(only, catalog.display_name(only), "implied")
+            doc_facts = DocFacts(doc_id=only, how="implied")
         section_facts = _section_details(request.section_key, match, matches)
         also = None
         if section and match is not None and not request.section_key:

@@ -80,7 +80,7 @@ RELEASE_FORM_WORDS = frozenset(
 
 #: How a document was named; ``section``: by the section the question names, which
 #: one document alone has (:mod:`sectio.retrieve.learned.reading`).
-How = Literal["flag", "exact", "folded", "fuzzy", "brand", "section"]
+How = Literal["flag", "exact", "folded", "fuzzy", "brand", "section", "implied"]
 
 
 @dataclass(frozen=True)

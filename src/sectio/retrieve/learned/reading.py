@@ -8,8 +8,10 @@ Order (the profile wins where it speaks):
 3. a learned section (a document's own number or title) names its document
    when the question names none (``doc_resolution.how: section``), so the
    answer is that section, whole (``route: section``). A profile phrase never
-   names a document, not even the only one ("the maximum dose of Paxil" in a
-   tenant holding one other label must still abstain).
+   names a document here; a tenant's only document is implied by the resolver
+   afterwards when nothing else is named (``doc_resolution.how: implied``;
+   "the maximum dose of Paxil" in a tenant holding one other label must still
+   abstain, :meth:`~sectio.retrieve.resolve.Resolver.resolve`).
 
 The intent step (``via: intent``) runs later, in its route, when none of these chose.
 """

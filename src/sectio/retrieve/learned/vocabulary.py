@@ -67,7 +67,8 @@ SHARED_MIN_DOCS = 3
 Via = Literal["learned_number", "learned_title"]
 _SPLIT = re.compile(r"\s+[-–—]\s+|[:;()\[\]\"“”‘’«»]|(?<!\w)'|'(?!\w)")
 #: Unit words a one-word title must stand next to ("the Pacing section").
-_UNIT_WORDS = frozenset(w for k in KIND_WORDS for w in k.split()) | {"chapter", "heading"}
+UNIT_WORDS = frozenset(w for k in KIND_WORDS for w in k.split()) | {"chapter", "heading"}
+_UNIT_WORDS = UNIT_WORDS
 #: The most words before a unit word read as a title's part.
 _CUE_WORDS = 6
 
@@ -81,6 +82,11 @@ class LearnedSection:
     title: str
     number: Number | None
     phrases: tuple[str, ...]
+    #: Words that say where the section is, not what is asked (its headings above it,
+    #: its page's title): a question's words among them are not counted against a title.
+    context: frozenset[str] = frozenset()
+    #: The headings down to the section (a docs page's; empty: none recorded).
+    path: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,9 @@ class _Index:
         self.exact[phrase.exact[0]].append(phrase)
         self.folded[phrase.folded[0]].append(phrase)
 
-    def hits(self, words: Tokens, *, folded: bool) -> list[tuple[_Phrase, int]]:
+    def hits(
+        self, words: Tokens, *, folded: bool, units: Collection[str] = _UNIT_WORDS
+    ) -> list[tuple[_Phrase, int]]:
         """Every phrase occurrence in ``words`` (a one-word title only beside a unit word)."""
         table = self.folded if folded else self.exact
         out = []
@@ -128,26 +136,26 @@ class _Index:
             for p in table.get(word, ()):
                 needle = p.folded if folded else p.exact
                 if words[i : i + len(needle)] == needle and (
-                    p.doc_id is None or _stands(needle, words, i)
+                    p.doc_id is None or _stands(needle, words, i, units)
                 ):
                     out.append((p, i))
         return out
 
 
-def _cue(words: Tokens, start: int, end: int) -> bool:
+def _cue(words: Tokens, start: int, end: int, units: Collection[str] = _UNIT_WORDS) -> bool:
     """Whether a unit word stands right before or after ``words[start:end]`` ("the Pacing
     section"), one not followed by a number (that is a numbered reference)."""
     for j in (start - 1, end):
-        if 0 <= j < len(words) and words[j] in _UNIT_WORDS:
+        if 0 <= j < len(words) and words[j] in units:
             after = words[j + 1] if j + 1 < len(words) else ""
             if not after[:1].isdigit():
                 return True
     return False
 
 
-def _stands(needle: Tokens, words: Tokens, at: int) -> bool:
+def _stands(needle: Tokens, words: Tokens, at: int, units: Collection[str] = _UNIT_WORDS) -> bool:
     """A one-word phrase counts only beside a unit word ("the Pacing section")."""
-    return len(needle) > 1 or _cue(words, at, at + 1)
+    return len(needle) > 1 or _cue(words, at, at + 1, units)
 
 
 def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
@@ -179,11 +187,20 @@ class LearnedVocabulary:
         sections: Sequence[LearnedSection],
         shared: Mapping[str, Sequence[str]],
         salient: Callable[[str], bool] = lambda _w: True,
+        units: Collection[str] = _UNIT_WORDS,
+        cue_extra: int | None = None,
     ):
         """``salient``: whether a question word says what it asks (a rare content word);
-        a title phrase must cover most of them (:meth:`claims`)."""
+        a title phrase must cover most of them (:meth:`claims`). ``units``: the words
+        that name a unit ("section", "article"; a docs tree adds "setting", "command"):
+        a one-word title routes beside one. ``cue_extra``: the most salient words a
+        question may hold beside a title a unit word stands next to (None: any; a docs
+        tree says 0: "automated sync settings" asks about automation, not "sync")."""
         self.sections = tuple(sections)
         self._salient = salient
+        self.units = frozenset(units)
+        self.cue_extra = cue_extra
+        self._context = {(s.doc_id, s.key): s.context for s in self.sections}
         #: Shared keys, each with its phrases (key words and titles).
         self.shared = {k: tuple(v) for k, v in shared.items()}
         self._numbers: dict[str, list[tuple[Number, str]]] = defaultdict(list)
@@ -284,29 +301,55 @@ class LearnedVocabulary:
             words = substitute_names(folded_tokens(question) if folded else tokens(question), spans)
             hits = [
                 p
-                for p, at in self._index.hits(words, folded=folded)
+                for p, at in self._index.hits(words, folded=folded, units=self.units)
                 if self._usable(p, allowed)
-                and (p.doc_id is None or self.claims(question, words, p.exact, at))
+                and (
+                    p.doc_id is None
+                    or self.claims(
+                        question,
+                        words,
+                        p.folded if folded else p.exact,
+                        at,
+                        self._context.get((p.doc_id, p.key), frozenset()),
+                    )
+                )
             ]
             if hits:
                 return self._best(hits, allowed)
         return self.by_cue(substitute_names(tokens(question), spans), allowed)
 
-    def claims(self, question: str, words: Tokens, phrase: Tokens, at: int) -> bool:
+    def claims(
+        self,
+        question: str,
+        words: Tokens,
+        phrase: Tokens,
+        at: int,
+        context: Collection[str] = frozenset(),
+    ) -> bool:
         """Whether a title found at ``at`` is what the question asks for, not a term it uses.
 
-        Yes beside a unit word ("the Pacing section") or in quotes; else when the
-        question's salient words outside it (and outside the names) are at most
-        half as many as its own words.
+        Yes in quotes, or beside a unit word ("the Pacing section"; with ``cue_extra``
+        set, when the question holds at most that many salient words more); else when the
+        question's salient words outside it (and outside the names and the section's
+        ``context``: the headings above it) are at most a third as many as its own words.
         """
         end = at + len(phrase)
-        if _cue(words, at, end) or any(q in question for q in '"“”«'):
+        if any(q in question for q in '"“”«'):
+            return True
+        cue = _cue(words, at, end, self.units)
+        if cue and self.cue_extra is None:
             return True
         extra = [
             w
             for j, w in enumerate(words)
-            if not at <= j < end and w not in _UNIT_WORDS and w != "it" and self._salient(w)
+            if not at <= j < end
+            and w not in self.units
+            and w != "it"
+            and w not in context
+            and self._salient(w)
         ]
+        if cue:
+            return len(extra) <= (self.cue_extra or 0)
         return len(extra) <= (len(phrase) - 1) // 3
 
     def by_cue(
@@ -315,7 +358,7 @@ class LearnedVocabulary:
         """A title part written before a unit word ("the Anti-Circumvention Law section"):
         the longest run of at least two words there that one section's title holds."""
         for j, word in enumerate(words):
-            if word not in _UNIT_WORDS or (j + 1 < len(words) and words[j + 1][:1].isdigit()):
+            if word not in self.units or (j + 1 < len(words) and words[j + 1][:1].isdigit()):
                 continue
             for n in range(min(j, _CUE_WORDS), 1, -1):
                 run = words[j - n : j]
@@ -341,6 +384,13 @@ class LearnedVocabulary:
         return p.doc_id in allowed
 
     def _best(self, hits: list[_Phrase], allowed: set[str]) -> LearnedMatch | None:
+        """The longest phrase's section; a section found beside one it lies under (its key
+        below the other's: ``a/b`` under ``a``) wins over it ("package-mode in the
+        tool.poetry section")."""
+        keys = {(p.doc_id, p.key) for p in hits}
+        hits = [
+            p for p in hits if not any(d == p.doc_id and k.startswith(p.key + "/") for d, k in keys)
+        ]
         top = max(p.weight for p in hits)
         best = [p for p in hits if p.weight == top]
         pairs = {(p.doc_id, p.key) for p in best}

@@ -1,0 +1,335 @@
+"""The sections a docs tree teaches the planner: its headings as phrases, numbered headings.
+
+A Markdown tree has no section numbers people write and no profile phrases,
+but its headings are what users name: "the ``virtualenvs.in-project``
+setting", "poetry lock options", "Explain caret requirements", "the poetry
+sync command". From the tenant's page chunks (layer D0, read once per open
+collection), each section (a heading) gives the learned vocabulary
+(:class:`~sectio.retrieve.learned.LearnedVocabulary`) of the section router:
+
+* its heading, with its parts between dashes, colons and brackets, and a
+  number it starts with ("4.2 Limits"), when the page has that heading once;
+* its heading after its parent's ("lock options" for "Options" under "lock",
+  a heading every command repeats);
+* the product's word before it, as the section's own text writes it
+  ("poetry check" where the "check" section shows ``poetry check``): a product
+  word is one that at least :data:`PRODUCT_SHARE` of the pages (and 3) use.
+
+Matching is the vocabulary's, with the docs' unit words (:data:`DOCS_UNIT_WORDS`:
+"the keyring.enabled setting", "the sync command"): a title routes beside a
+unit word, in quotes, or when it is most of what the question asks; the words
+of the headings above it and of its page's title, and the product words, are
+where it is, not more of what is asked. A heading several pages share names
+no page (never a guess). A question heading (a FAQ entry) is also named when
+the question asks it again in fewer words (:func:`asked_heading`).
+
+Example:
+    >>> v = docs_vocabulary([
+    ...     {"doc_id": "docs/cli.md", "section_key": "commands/lock", "section_title": "lock",
+    ...      "heading_path": ["Commands", "lock"], "text": "Run `poetry lock`."},
+    ...     {"doc_id": "docs/cli.md", "section_key": "commands/lock/options",
+    ...      "section_title": "Options", "heading_path": ["Commands", "lock", "Options"],
+    ...      "text": "--regenerate"},
+    ... ])
+    >>> v.match("lock options").key
+    'commands/lock/options'
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sectio.contract.layers import Layer
+from sectio.index.collection import Collection as IndexCollection
+from sectio.index.filters import Eq, tenant_where
+from sectio.plan.catalog import STOPWORDS
+from sectio.plan.catalog import tokens as plan_tokens
+from sectio.retrieve.learned.numbers import title_number
+from sectio.retrieve.learned.vocabulary import (
+    UNIT_WORDS,
+    LearnedMatch,
+    LearnedSection,
+    LearnedVocabulary,
+    title_phrases,
+)
+from sectio.retrieve.reads import scroll_all
+from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.stats import TermStats
+from sectio.retrieve.text import find_phrase, tokens
+
+#: A question heading ("Why is the dependency resolution process slow?") is asked when
+#: the question's content words are all its own and at least this share of them.
+ASKED_SHARE = 0.75
+#: A word at least this share of the pages use (and 3 pages) is the product's name.
+PRODUCT_SHARE = 0.8
+#: Words that name a unit of a docs page: a one-word heading routes beside one.
+DOCS_UNIT_WORDS = UNIT_WORDS | frozenset(
+    [
+        "setting",
+        "settings",
+        "option",
+        "options",
+        "command",
+        "commands",
+        "subcommand",
+        "hook",
+        "hooks",
+        "flag",
+        "flags",
+        "page",
+        "heading",
+        "field",
+        "variable",
+    ]
+)
+_SECTION_PAGE = 512
+
+
+@dataclass(frozen=True)
+class DocsVocabulary:
+    """A docs tree's learned sections and its product's words (see the module doc)."""
+
+    learned: LearnedVocabulary
+    products: frozenset[str]
+
+    @functools.cached_property
+    def headings(self) -> tuple[tuple[LearnedSection, frozenset[str], frozenset[str]], ...]:
+        """Each section with its heading's content words and its heading path's (product
+        and unit words left out), read once: what :func:`asked_heading` compares."""
+        drop = self.learned.units | self.products
+        out = []
+        for s in self.learned.sections:
+            own = frozenset(_content_words(s.title, drop))
+            if own:
+                out.append((s, own, own | _content_words(" ".join(s.path), drop)))
+        return tuple(out)
+
+    def match(self, question: str, docs: Sequence[str] = ()) -> LearnedMatch | None:
+        """The section ``question`` names by a heading (a number, a title, a heading path,
+        a FAQ entry), of ``docs`` only when given; None when none or several."""
+        return self.learned.match(question, (), docs) or asked_heading(self, question, docs)
+
+
+@dataclass
+class _Heading:
+    """One section of one page as its chunks tell it."""
+
+    title: str
+    path: tuple[str, ...]
+    text: list[str]
+
+
+def _headings(payloads: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _Heading]:
+    """Each page section's title, heading path and texts (its page chunks: prose and code)."""
+    out: dict[tuple[str, str], _Heading] = {}
+    for p in payloads:
+        doc_id, key = str(p.get("doc_id") or ""), str(p.get("section_key") or "")
+        if not doc_id or not key or key.startswith("_"):
+            continue
+        if p.get("layer", Layer.D0_DOC_CHUNKS.value) != Layer.D0_DOC_CHUNKS.value:
+            continue
+        held = out.get((doc_id, key))
+        if held is None:
+            path = tuple(str(h) for h in p.get("heading_path") or () if str(h).strip())
+            held = out[(doc_id, key)] = _Heading(
+                str(p.get("section_title") or "").strip(), path, []
+            )
+        held.text.append(str(p.get("text") or ""))
+    return out
+
+
+def product_words(
+    headings: Mapping[tuple[str, str], _Heading], content: Callable[[str], bool]
+) -> frozenset[str]:
+    """The product's words: content words (not stopwords) that at least
+    :data:`PRODUCT_SHARE` of the pages use and that stand before the headings of at
+    least 3 sections in their own text (``poetry lock`` in the "lock" section)."""
+    per_doc: dict[str, set[str]] = defaultdict(set)
+    for (doc_id, _key), h in headings.items():
+        for text in h.text:
+            per_doc[doc_id].update(tokens(text))
+    if len(per_doc) < 3:
+        return frozenset()
+    df = Counter(w for words in per_doc.values() for w in words)
+    need = max(3, PRODUCT_SHARE * len(per_doc))
+    common = {
+        w for w, n in df.items() if n >= need and w not in STOPWORDS and content(w) and w.isalpha()
+    }
+    before: Counter[str] = Counter()
+    for h in headings.values():
+        before.update(_before(h, common))
+    return frozenset(w for w in common if before[w] >= 3)
+
+
+def _before(h: _Heading, words: Collection[str]) -> set[str]:
+    """Which of ``words`` stand right before the heading's title in its own text."""
+    title = tokens(h.title)
+    out: set[str] = set()
+    for text in h.text if title else ():
+        seq = tokens(text)
+        out.update(seq[at - 1] for at in find_phrase(seq, title) if at > 0 and seq[at - 1] in words)
+    return out
+
+
+def _phrases(
+    h: _Heading, repeated: bool, products: frozenset[str], content: Callable[[str], bool]
+) -> tuple[str, ...]:
+    """A heading's phrases (see the module doc), longest first, each once."""
+    found = title_number(h.title) if h.title else None
+    rest = found[1] if found is not None else h.title
+    own = [] if repeated else list(title_phrases(rest, content))
+    parent = h.path[-2] if len(h.path) >= 2 else ""
+    if parent and any(content(w) for w in tokens(rest)):
+        own.append(f"{parent} {rest}")
+    if tokens(rest) == tokens(h.title):
+        own.extend(f"{word} {rest}" for word in sorted(_before(h, products)))
+    if len(tokens(rest)) == 1 and tokens(rest)[0] in products:
+        own = []  # a heading that is the product's name names nothing of it
+    seen: dict[tuple[str, ...], str] = {}
+    for text in own:
+        seen.setdefault(tokens(text), text)
+    return tuple(sorted(seen.values(), key=lambda t: -len(" ".join(tokens(t)))))
+
+
+def docs_vocabulary(
+    payloads: Iterable[Mapping[str, Any]],
+    *,
+    skip: Collection[str] = (),
+    content: Callable[[str], bool] = lambda w: w not in STOPWORDS,
+    salient: Callable[[str], bool] | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> DocsVocabulary:
+    """The learned vocabulary of a docs tree's page chunks (any order; see the module doc).
+
+    Args:
+        payloads: stored records (D0 prose chunks are read; others passed over).
+        skip: section keys left to the profile (it lists them).
+        content: whether a word carries meaning.
+        salient: whether a question word says what it asks (default: ``content``).
+        titles: each page's title (its words are where a heading is, not what is asked).
+    """
+    headings = {k: h for k, h in _headings(payloads).items() if k[1] not in skip}
+    products = product_words(headings, content)
+    per_doc = Counter((doc_id, tokens(h.title)) for (doc_id, _k), h in headings.items())
+    sections = []
+    for (doc_id, key), h in sorted(headings.items()):
+        found = title_number(h.title) if h.title else None
+        context = {w for part in h.path[:-1] for w in tokens(part)} | products
+        context |= set(tokens((titles or {}).get(doc_id, "")))
+        phrases = _phrases(h, per_doc[(doc_id, tokens(h.title))] > 1, products, content)
+        number = found[0] if found is not None else None
+        sections.append(
+            LearnedSection(doc_id, key, h.title, number, phrases, frozenset(context), h.path)
+        )
+    is_salient = salient or content
+    learned = LearnedVocabulary(
+        sections, {}, lambda w: w not in STOPWORDS and is_salient(w), DOCS_UNIT_WORDS, 0
+    )
+    return DocsVocabulary(learned, products)
+
+
+def load_docs_vocabulary(scope: ReadScope) -> DocsVocabulary | None:
+    """The scope's tenant's docs vocabulary (None: the profile's ``[learning]`` is off).
+
+    One tenant-filtered, guard-checked scroll of the page chunks (layer D0).
+    """
+    profile = scope.profile
+    if not profile.learning.enabled:
+        return None
+    where = tenant_where(scope.tenant, Eq("layer", Layer.D0_DOC_CHUNKS.value))
+    points = scroll_all(
+        scope.index, scope.tenant, where, guard=scope.guard, page=_SECTION_PAGE, route="docs_learn"
+    )
+    payloads = [p.payload for p in points]
+    lexical = scope.collection.lexical
+    stats = TermStats.from_payloads(payloads, lexical)
+    common = profile.learning.common_share * stats.chunks
+
+    def salient(word: str) -> bool:
+        return any(stats.df.get(t, 0) <= common for t in lexical.terms(word))
+
+    titles = {str(p.get("doc_id")): str(p.get("doc_title") or "") for p in payloads}
+    return docs_vocabulary(
+        payloads,
+        skip={s.key for s in profile.sections},
+        content=lambda w: bool(lexical.terms(w)) and w not in STOPWORDS,
+        salient=salient,
+        titles=titles,
+    )
+
+
+def _content_words(text: str, drop: Collection[str] = ()) -> set[str]:
+    """The words of ``text`` that carry meaning (plurals folded; stopwords and ``drop`` out)."""
+    return {w for w in plan_tokens(text) if w not in STOPWORDS and w not in drop}
+
+
+def asked_heading(
+    vocab: DocsVocabulary, question: str, docs: Collection[str] = ()
+) -> LearnedMatch | None:
+    """The section whose heading ``question`` asks in other words, or None. Content
+    words (plurals folded; the product's words and unit words left out), two or more:
+
+    * a question heading (a FAQ entry): every word of the question is one of the
+      heading's, and they are at least :data:`ASKED_SHARE` of the heading's ("Why is
+      dependency resolution so slow?" for "Why is the dependency resolution process
+      slow?");
+    * a heading path: every word of the section's heading is in the question, and
+      every word of the question in the headings down to it ("how to enable tab
+      completion in zsh" for "Zsh" under "Enable tab completion for Bash, Fish, or Zsh").
+
+    One such section (the deepest of a line of them), else None.
+    """
+    drop = vocab.learned.units | vocab.products
+    asked = _content_words(question, drop)
+    if len(asked) < 2:
+        return None
+    found = []
+    for s, own, path in vocab.headings:
+        if docs and s.doc_id not in docs:
+            continue
+        if s.title.rstrip().endswith("?"):
+            if asked <= own and len(asked) >= ASKED_SHARE * len(own):
+                found.append(s)
+        elif own <= asked and asked <= path:
+            found.append(s)
+    keys = {(s.doc_id, s.key) for s in found}
+    found = [
+        s for s in found if not any(d == s.doc_id and k.startswith(s.key + "/") for d, k in keys)
+    ]
+    if len(found) != 1:
+        return None
+    return LearnedMatch(found[0].doc_id, found[0].key, "learned_title", found[0].title)
+
+
+class VocabularyCache:
+    """Docs vocabularies per open collection and tenant; rebuilt when it is reopened."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str], tuple[IndexCollection, DocsVocabulary | None]] = {}
+
+    def get(self, scope: ReadScope) -> DocsVocabulary | None:
+        """The vocabulary of the scope's collection and tenant (built on first use, then kept)."""
+        key = (scope.collection.name, scope.tenant)
+        held = self._entries.get(key)
+        if held is not None and held[0] is scope.collection:
+            return held[1]
+        vocab = load_docs_vocabulary(scope)
+        self._entries[key] = (scope.collection, vocab)
+        return vocab
+
+
+__all__ = [
+    "ASKED_SHARE",
+    "DOCS_UNIT_WORDS",
+    "PRODUCT_SHARE",
+    "DocsVocabulary",
+    "VocabularyCache",
+    "asked_heading",
+    "docs_vocabulary",
+    "load_docs_vocabulary",
+    "product_words",
+]

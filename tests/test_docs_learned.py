@@ -1,0 +1,168 @@
+"""The docs planner routes by the headings of its pages (issue 33): learned sections of a
+Markdown tree, over real Qdrant Edge with the fake embedder.
+
+The tree is made up for the test: the docs of a command-line tool ``brewkit``
+(a command page whose commands each have an "Options" heading, a settings page,
+a FAQ), so that headings repeat, one-word headings exist, and a FAQ entry is
+asked in other words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sectio import Sectio, Settings
+from sectio.contract.request import AskRequest
+from sectio.ingest.markdown import read_markdown
+from sectio.plan import DocsPlanRoute
+from sectio.plan.executor import SECTION
+from sectio.plan.sections import docs_vocabulary
+
+COLL = "brew"
+FILES = {
+    "docs/cli.md": (
+        "# Commands\n\nEvery brewkit command.\n\n"
+        "## lock\n\nThe `lock` command writes the lock file.\n\n```bash\nbrewkit lock\n```\n\n"
+        "### Options\n\n* `--regenerate`: ignore the existing lock file.\n\n"
+        "## check\n\nThe `check` command validates the recipe file.\n\n"
+        "```bash\nbrewkit check\n```\n\n"
+        "### Options\n\n* `--strict`: fail on warnings.\n\n"
+        "## brew\n\nThe `brew` command brews a batch.\n\n```bash\nbrewkit brew\n```\n\n"
+        "### Options\n\n* `--dry-run`: print the steps only.\n"
+    ),
+    "docs/settings.md": (
+        "# Settings\n\nHow brewkit reads its settings file.\n\n"
+        "## Available settings\n\n"
+        "### cache.dir\n\nThe folder where brewkit keeps downloaded hops. brewkit defaults to "
+        "the user cache folder.\n\n"
+        "### mash.max-temperature\n\nThe highest mash temperature brewkit accepts, in degrees.\n"
+    ),
+    "docs/faq.md": (
+        "# FAQ\n\nQuestions brewkit users ask.\n\n"
+        "## Why is the recipe resolution process slow?\n\nbrewkit reads every hop catalog "
+        "once; a cold cache makes the first resolution slow.\n\n"
+        "## Can brewkit brew two batches at once?\n\nNo: brewkit brews one batch at a time.\n"
+    ),
+    "docs/recipes.md": (
+        "# Recipes\n\nA brewkit recipe lists grains, hops and yeast.\n\n"
+        "## Options\n\nA recipe may set optional steps.\n"
+    ),
+}
+
+
+def make_tree(root: Path) -> Path:
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def brew_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("brew")
+    with Sectio(Settings(home=root / "home", embedder="fake", traces=False)) as sx:
+        sx.ingest(make_tree(root / "tree"), fmt="markdown", collection=COLL)
+    return root / "home"
+
+
+@pytest.fixture
+def sx(brew_home: Path) -> Iterator[Sectio]:
+    s = Sectio(Settings(home=brew_home, embedder="fake", traces=False))
+    yield s
+    s.close()
+
+
+def _payloads(tmp_path: Path) -> list[dict[str, object]]:
+    return [r.model_dump() for r in read_markdown(make_tree(tmp_path / "tree"))]
+
+
+def _plan(sx: Sectio, question: str, **kw: object):  # type: ignore[no-untyped-def]
+    route = next(r for r in sx.router(COLL).routes if isinstance(r, DocsPlanRoute))
+    scope = sx.router(COLL).scope("default")
+    return route.planner.run(scope, AskRequest.of(question, **kw))  # type: ignore[arg-type]
+
+
+def test_vocabulary_reads_headings_parents_and_the_product_word(tmp_path: Path) -> None:
+    v = docs_vocabulary(_payloads(tmp_path))
+    assert v.products == frozenset({"brewkit"})
+    lock = next(s for s in v.learned.sections if s.key == "commands/lock/options")
+    assert "lock Options" in lock.phrases  # a heading every command repeats: with its parent
+    check = next(s for s in v.learned.sections if s.key == "commands/check")
+    assert "brewkit check" in check.phrases  # the product's word before it, as its text writes it
+    found = v.match("brewkit lock options")
+    assert (found.doc_id, found.key, found.via) == (
+        "docs/cli.md",
+        "commands/lock/options",
+        "learned_title",
+    )  # type: ignore[union-attr]
+    assert v.match("What does brewkit check do?").key == "commands/check"  # type: ignore[union-attr]
+    setting = v.match("What does the mash.max-temperature setting do?")
+    assert setting is not None and setting.key == "settings/available-settings/mash-max-temperature"
+
+
+def test_faq_entries_and_heading_paths_asked_in_other_words(tmp_path: Path) -> None:
+    v = docs_vocabulary(_payloads(tmp_path))
+    faq = v.match("Why is recipe resolution so slow?")
+    assert faq is not None and faq.key == "faq/why-is-the-recipe-resolution-process-slow"
+    assert v.match("Why is brewing slow?") is None  # not the FAQ's words
+
+
+def test_terms_shared_headings_and_one_word_headings_name_nothing(tmp_path: Path) -> None:
+    v = docs_vocabulary(_payloads(tmp_path))
+    # "Options" titles sections of two pages: no guess
+    assert v.match("options") is None
+    # a one-word heading used as a word, not as a unit's name
+    assert v.match("how do I lock the hop versions before brewing in winter?") is None
+    # the title's words inside a question that asks more
+    assert v.match("where does brewkit keep the cache dir on a shared build server?") is None
+    # the product's name is no heading of it
+    assert v.match("install brewkit") is None
+    # a named page restricts the candidates to its sections
+    assert v.match("brewkit lock options", ["docs/settings.md"]) is None
+
+
+def test_ask_answers_the_named_section_whole_first(sx: Sectio) -> None:
+    result = sx.ask("brewkit lock options", collection=COLL, record=False)
+    assert result.route == "docs_plan"
+    assert result.resolved_section_key == "commands/lock/options"
+    via = result.details["section_resolution"]
+    assert via["via"] == "learned_title" and via["phrase"] == "lock Options"
+    first = result.evidence[0]
+    assert (first.doc_id, first.section_key) == ("docs/cli.md", "commands/lock/options")
+    assert (first.model_extra or {}).get("plan_step") == SECTION
+    assert result.decision == "ANSWERABLE"
+
+
+def test_a_section_is_seeded_whole_and_in_order(sx: Sectio) -> None:
+    outcome = _plan(sx, "the lock command")
+    rows = [e for e in outcome.evidence if (e.model_extra or {}).get("plan_step") == SECTION]
+    assert [e.section_key for e in rows] == ["commands/lock"] * len(rows)
+    assert [e.part_index for e in rows] == sorted(e.part_index for e in rows) and len(rows) >= 2
+    assert outcome.section_key == "commands/lock"
+    assert "docs/cli.md" in outcome.details.route["anchors"]["target_doc_hints"]  # type: ignore[index]
+
+
+def test_no_section_for_an_unnamed_question_or_a_caller_section(sx: Sectio) -> None:
+    outcome = _plan(sx, "how do I lock the hop versions before brewing in winter?")
+    assert outcome.section_key is None and outcome.details.section_resolution is None
+    assert all((e.model_extra or {}).get("plan_step") != SECTION for e in outcome.evidence)
+    forced = _plan(sx, "brewkit lock options", section_key="commands/check")
+    assert forced.section_key is None
+
+
+def test_learning_off_in_the_profile_turns_the_headings_off(tmp_path: Path) -> None:
+    profile = tmp_path / "docs_nolearn.toml"
+    profile.write_text(
+        'name = "docs_nolearn"\nengine = "docs_planner"\n[docs]\n[learning]\nenabled = false\n',
+        encoding="utf-8",
+    )
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(
+            make_tree(tmp_path / "tree"), fmt="markdown", collection=COLL, profile=str(profile)
+        )
+        result = s.ask("brewkit lock options", collection=COLL, record=False)
+    assert result.resolved_section_key is None
+    assert all((e.model_extra or {}).get("plan_step") != SECTION for e in result.evidence)
