@@ -162,11 +162,93 @@ class DocumentsFacade:
                 records = self._read(Path(path), fmt, None, tenant, clock)[0].records
         who = one_tenant(records, tenant)
         if path is not None and not self._holds_tenant(collection, who):
-            loaded = self.ingest(path, fmt=fmt, collection=collection, tenant=tenant)
+            profile = self._profile_of(collection)  # a joining tenant keeps the collection's
+            loaded = self.ingest(
+                path, fmt=fmt, profile=profile, collection=collection, tenant=tenant
+            )
             return _as_document_report(loaded, who, records, action)
         plan = self.plan_documents(collection, who, records, action=action, doc_ids=doc_ids)
         prepared = self.prepare_documents(plan, clock)
         return self.apply_documents(prepared, clock, started=started)
+
+    # --- records given as data (the HTTP admin endpoints) -----------------------------
+    def read_records(
+        self, path: str | Path, *, fmt: str | None = None, tenant: str | None = None
+    ) -> list[ChunkRecord]:
+        """The chunk records a source holds, read and validated as ``ingest`` reads them
+        (what a CLI write sends to the server that holds the collection).
+
+        Raises:
+            ContractError: an invalid source.
+        """
+        from sectio.ingest.phases import PhaseClock
+
+        return list(self._read(Path(path), fmt, None, tenant, PhaseClock())[0].records)
+
+    def holds_tenant(self, collection: str, tenant: str) -> bool:
+        """Whether ``collection`` exists and its manifest lists ``tenant``."""
+        return self._holds_tenant(collection, tenant)
+
+    def warm_records(self, records: Sequence[ChunkRecord]) -> None:
+        """Embed ``records`` into the vector cache (no index access: any thread may run
+        it), so that a load of them on the engine thread finds every vector cached."""
+        from sectio.ingest.embedding import embed_records
+        from sectio.ingest.phases import PhaseClock
+
+        texts = [r.index_text() for r in records]
+        embed_records(
+            records,
+            texts,
+            self.embedder,
+            PhaseClock(),
+            batch_size=self.settings.upsert_batch_size,
+            dense_window_tokens=self.settings.dense_window_tokens,
+        )
+
+    def load_records(
+        self,
+        records: Sequence[ChunkRecord],
+        *,
+        collection: str,
+        tenant: str,
+        replace: bool,
+        action: str,
+    ) -> DocumentReport:
+        """Load ``records`` as ``ingest`` loads a source (a tenant's first load, or with
+        ``replace`` its new version built beside and switched), reported as a document
+        write. The records pass through a JSON Lines file under the home's ``tmp``.
+
+        Raises:
+            ContractError, CorpusMismatch: as :meth:`sectio.Sectio.ingest`.
+        """
+        import json
+        import tempfile
+
+        tmp_root = self.settings.home / "tmp"
+        tmp_root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=tmp_root) as folder:
+            source = Path(folder) / "records.jsonl"
+            with source.open("w", encoding="utf-8") as fh:
+                for record in records:
+                    fh.write(json.dumps(record.payload(), ensure_ascii=False) + "\n")
+            # chunk records carry their tenant (``ingest``'s --tenant is for other formats)
+            loaded = self.ingest(
+                source,
+                fmt="chunks",
+                profile=self._profile_of(collection),
+                collection=collection,
+                replace=replace,
+            )
+        return _as_document_report(loaded, tenant, records, action)
+
+    def _profile_of(self, collection: str) -> CorpusProfile | None:
+        """The profile ``collection`` was loaded with (a joining tenant keeps it)."""
+        from sectio.contract.profile import profile_from_dict
+
+        manifest = (
+            self.backend.read_manifest(collection) if self.backend.exists(collection) else None
+        )
+        return profile_from_dict(manifest.profile) if manifest and manifest.profile else None
 
     def settle_pending(self, collection: str | None = None) -> dict[str, str]:
         """Finish or undo every interrupted document write or tenant addition (of

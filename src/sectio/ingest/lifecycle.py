@@ -93,6 +93,26 @@ class DocumentReport:
     def as_dict(self) -> dict[str, object]:
         return {**asdict(self), "counts": counts(asdict(self))}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DocumentReport:
+        """The report :meth:`as_dict` made (as a server's admin endpoint answers it)."""
+        return cls(
+            collection=str(data["collection"]),
+            tenant=str(data["tenant"]),
+            action=str(data["action"]),
+            added=tuple(data.get("added") or ()),
+            changed=tuple(data.get("changed") or ()),
+            deleted=tuple(data.get("deleted") or ()),
+            unchanged=int(data.get("unchanged") or 0),
+            upserted=int(data.get("upserted") or 0),
+            removed=int(data.get("removed") or 0),
+            collection_count=int(data.get("collection_count") or 0),
+            embeddings_computed=int(data.get("embeddings_computed") or 0),
+            embeddings_cached=int(data.get("embeddings_cached") or 0),
+            seconds=float(data.get("seconds") or 0.0),
+            phases=dict(data.get("phases") or {}),
+        )
+
 
 @dataclass(frozen=True)
 class DocumentPlan:
