@@ -172,3 +172,27 @@ def test_admin_paths_in_the_openapi_schema(client: TestClient) -> None:
     assert op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
         "DocumentWrite"
     )
+
+
+def test_full_disk_through_the_server_names_the_tenant_until_the_next_write(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSPC mid-write (the journal holds it): 507, /readyz names acme not ready, acme's
+    requests get 503 and globex's are served; the next write finishes it."""
+    monkeypatch.setenv("SECTIO_FAULT_ENOSPC", "lifecycle.points.upserted")
+    resp = client.post(
+        "/v1/admin/documents/upsert", json={"records": heparin("acme")}, headers=ACME_ADMIN
+    )
+    assert resp.status_code == 507 and "journal" in resp.json()["error"]["message"]
+    monkeypatch.delenv("SECTIO_FAULT_ENOSPC")
+    waiting = client.get("/readyz").json()["collections"]["default"]
+    assert set(waiting["tenants_not_ready"]) == {"acme"}
+    blocked = client.post("/v1/search", json={"query": "aspirin"}, headers=ACME)
+    assert blocked.status_code == 503
+    assert "aspirin" in search_docs(client, GLOBEX, "aspirin")
+    again = client.post(
+        "/v1/admin/documents/upsert", json={"records": heparin("acme")}, headers=ACME_ADMIN
+    )
+    assert again.status_code == 200 and again.json()["counts"]["unchanged"] == 1
+    assert "tenants_not_ready" not in client.get("/readyz").json()["collections"]["default"]
+    assert "heparin" in search_docs(client, ACME, "heparin bleeding disorder")
