@@ -166,3 +166,22 @@ def test_full_disk_during_a_document_write(tmp_path: Path, point: str, command: 
         assert after[doc] == before[doc]
     final = info(home)
     assert final["matches_manifest"] is True and final["tenants_not_ready"] == {}
+
+
+@pytest.mark.parametrize("command", ["upsert", "delete"])
+def test_kill_right_after_a_document_write_loses_nothing(tmp_path: Path, command: str) -> None:
+    """The write returned (journal cleared, shard not flushed): killed there, the next
+    reader finds every point of it (the shard's write-ahead log), counts as the manifest."""
+    home = tmp_path / "home"
+    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
+    src = str(write_jsonl(tmp_path / "new.jsonl", NEW))
+    args = ["upsert", src] if command == "upsert" else ["delete", "--doc", "d0"]
+    proc = run(home, *args, SECTIO_FAULT_POINT="lifecycle.journal.cleared")
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    seen = info(home)
+    assert seen["tenants_not_ready"] == {} and seen["matches_manifest"] is True
+    after = docs(home)
+    if command == "upsert":
+        assert after["d0"] == {"new text of document 0."} and after["d9"] == {"new document 9."}
+    else:
+        assert "d0" not in after and set(after) == {"d1", "d2", "d3"}

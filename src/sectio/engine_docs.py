@@ -41,6 +41,10 @@ if TYPE_CHECKING:
     from sectio.retrieve.pipeline import Router
 
 
+#: Writes adding up to this share of a collection's points re-measure its calibrations.
+RECALIBRATE_FRACTION = 0.05
+
+
 class DocumentsFacade:
     """Document writes on a live collection; :class:`sectio.Sectio` sets the attributes.
 
@@ -350,7 +354,7 @@ class DocumentsFacade:
         with writing, self._live_index(name) as index:
             count = lifecycle.apply(self.backend, index, prepared, clock)
         if not plan.empty:
-            self._refresh(name)
+            self._refresh(name, len(prepared.points) + len(plan.delete))
         begun = time.perf_counter() if started is None else started
         return lifecycle.report(prepared, count, begun, clock)
 
@@ -360,18 +364,31 @@ class DocumentsFacade:
         coll = self._open.get(name)
         return _LiveIndex(self.backend, name, coll.index if coll is not None else None)
 
-    def _refresh(self, name: str) -> None:
-        """After a write: the open collection takes the new manifest, as a new object (so
-        the fusion calibration measures again), and its router is rebuilt on next use."""
+    def _refresh(self, name: str, changed: int) -> None:
+        """After a write of ``changed`` points: the router is rebuilt on next use (routing
+        vocabulary, document-name resolver), and the open collection takes the new manifest.
+
+        The calibrations measured on the collection (fusion, answerability: statistics over
+        a tenant's points, re-measured for a new collection object) are measured again once
+        the writes since they were add up to :data:`RECALIBRATE_FRACTION` of its points:
+        then the collection becomes a new object. A smaller write keeps them (one document
+        of thousands barely moves a ratio over the tenant, and measuring again cost
+        0.2-0.35 s of engine time on the next hybrid search at 3,000 points).
+        """
         from dataclasses import replace
 
         coll = self._open.get(name)
         self._routers.pop(name, None)
-        if coll is None:
-            return
         manifest = self.backend.read_manifest(name)
-        if manifest is not None:
+        if coll is None or manifest is None:
+            return
+        drift = self.__dict__.setdefault("_write_drift", {})
+        drift[name] = drift.get(name, 0) + changed
+        if drift[name] >= RECALIBRATE_FRACTION * max(1, manifest.chunk_count):
+            drift[name] = 0
             self._open[name] = replace(coll, manifest=manifest)
+        else:
+            coll.manifest = manifest
 
 
 def _journal_pending(backend: IndexBackend, name: str) -> bool:
@@ -425,4 +442,4 @@ def _as_document_report(
     )
 
 
-__all__ = ["DocumentsFacade"]
+__all__ = ["RECALIBRATE_FRACTION", "DocumentsFacade"]
