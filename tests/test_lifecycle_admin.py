@@ -196,3 +196,33 @@ def test_full_disk_through_the_server_names_the_tenant_until_the_next_write(
     assert again.status_code == 200 and again.json()["counts"]["unchanged"] == 1
     assert "tenants_not_ready" not in client.get("/readyz").json()["collections"]["default"]
     assert "heparin" in search_docs(client, ACME, "heparin bleeding disorder")
+
+
+def test_the_async_client_writes_through_the_admin_endpoints(settings: Settings) -> None:
+    """AsyncSectioClient's admin calls against the app (ASGI transport, lifespan run)."""
+    import anyio
+    import httpx
+
+    from sectio.client import AsyncSectioClient
+
+    app = create_app(settings)
+
+    async def scenario() -> list[dict[str, Any]]:
+        await app.state.api.start()
+        try:
+            transport = httpx.ASGITransport(app=app)
+            async with AsyncSectioClient(
+                "http://testserver", api_key="key-acme-admin", transport=transport
+            ) as c:
+                return [
+                    await c.upsert_documents(heparin("acme")),
+                    await c.sync_documents([*label_rows("acme"), *heparin("acme")]),
+                    await c.delete_documents(["heparin"]),
+                    await c.replace_tenant(label_rows("acme")[:1]),
+                ]
+        finally:
+            await app.state.api.stop()
+
+    up, synced, gone, replaced = anyio.run(scenario)
+    assert up["added"] == ["heparin"] and synced["counts"]["unchanged"] == 2
+    assert gone["deleted"] == ["heparin"] and replaced["action"] == "replace"
