@@ -13,13 +13,13 @@ the lock, as a request's does), and a whole ``--replace`` of the same
 collection (vectors cached: what a replace costs beyond embedding).
 
 ``git``: a repository's docs tree at two commits (``git archive``), the old one
-ingested, then ``sync`` to the new one: the documents added, changed, deleted
-and unchanged beside what ``git diff`` says, and the embeddings computed.
+ingested, then ``sync`` to the new one and back: the documents added, changed,
+deleted and unchanged beside what ``git diff`` says, and the embeddings computed.
 
     python benchmarks/lifecycle.py large --chunks 100000 --embedder fake
     python benchmarks/lifecycle.py large --chunks 3000 --embedder minilm
     python benchmarks/lifecycle.py git --repo /work/.mirror/python-poetry+poetry/repo \\
-        --old 5e1fd5e6c --new f46702336
+        --old b7cd0b041~1 --new 5e1fd5e6c
 """
 
 from __future__ import annotations
@@ -261,38 +261,45 @@ def git(args: argparse.Namespace) -> None:
     work = Path(tempfile.mkdtemp(prefix="lifecycle-git-", dir=BENCH))
     old = _archive(args.repo, args.old, args.folder, work / "old")
     new = _archive(args.repo, args.new, args.folder, work / "new")
-    expect = _git_counts(args.repo, args.old, args.new, args.folder)
+    forth = _git_counts(args.repo, args.old, args.new, args.folder)
+    back = {"A": forth["D"], "M": forth["M"], "D": forth["A"]}
     settings = Settings(home=work / "home", embedder=args.embedder, traces=False)
     with Sectio(settings) as s:
         t0 = time.perf_counter()
         first = s.ingest(old, collection="docs")
         ingest_s = time.perf_counter() - t0
-        report = s.sync(new, collection="docs")
+        reports = [s.sync(new, collection="docs"), s.sync(old, collection="docs")]
         manifest = s.backend.read_manifest("docs")
         count = s.collection("docs").index.count()
     shutil.rmtree(work, ignore_errors=True)
-    c = report.as_dict()["counts"]
-    assert isinstance(c, dict) and manifest is not None
+    assert manifest is not None
+    rows: list[list[Any]] = []
+    cost: list[list[Any]] = [
+        ["ingest " + args.old, first.upserted, first.embeddings_computed,
+         first.embeddings_cached, ingest_s],
+    ]  # fmt: skip
+    for (label, expect), report in zip(
+        ((f"{args.old} -> {args.new}", forth), (f"{args.new} -> {args.old}", back)),
+        reports,
+        strict=True,
+    ):
+        c = report.as_dict()["counts"]
+        assert isinstance(c, dict)
+        rows.append([f"{label}: git diff (pages)", expect["A"], expect["M"], expect["D"], "-"])
+        rows.append([f"{label}: sync (documents)", *c.values()])
+        cost.append([f"sync {label}", report.upserted, report.embeddings_computed,
+                     report.embeddings_cached, report.seconds])  # fmt: skip
+        print(f"{label}: changed {', '.join(report.changed)}", file=sys.stderr)
     print_table(
-        f"`ingest --sync` of {args.folder}/ from {args.old} to {args.new} ({args.embedder})",
+        f"`ingest --sync` of the {args.folder}/ tree of {args.repo.rstrip('/').split('/')[-2]} "
+        f"between two commits ({args.embedder})",
         ["", "added", "changed", "deleted", "unchanged"],
-        [
-            ["git diff (pages)", expect["A"], expect["M"], expect["D"], "-"],
-            ["sync (documents)", c["added"], c["changed"], c["deleted"], c["unchanged"]],
-        ],
+        rows,
     )
     print_table(
-        "Cost",
-        ["step", "chunks written", "embeddings computed", "cached", "seconds"],
-        [
-            ["ingest old", first.upserted, first.embeddings_computed, first.embeddings_cached,
-             ingest_s],
-            ["sync to new", report.upserted, report.embeddings_computed,
-             report.embeddings_cached, report.seconds],
-        ],
-    )  # fmt: skip
-    print(f"\nchanged documents: {', '.join(report.changed)}")
-    print(f"points {count}, manifest says {manifest.chunk_count}")
+        "Cost", ["step", "chunks written", "embeddings computed", "cached", "seconds"], cost
+    )
+    print(f"\npoints {count}, manifest says {manifest.chunk_count}")
 
 
 def main() -> None:
@@ -308,8 +315,8 @@ def main() -> None:
     )
     hist = sub.add_parser("git")
     hist.add_argument("--repo", default="/work/.mirror/python-poetry+poetry/repo")
-    hist.add_argument("--old", default="5e1fd5e6c")
-    hist.add_argument("--new", default="f46702336")
+    hist.add_argument("--old", default="b7cd0b041~1")
+    hist.add_argument("--new", default="5e1fd5e6c")
     hist.add_argument("--folder", default="docs")
     hist.add_argument("--embedder", default="minilm")
     args = ap.parse_args()

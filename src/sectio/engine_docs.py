@@ -94,6 +94,8 @@ class DocumentsFacade:
 
         def release(self, name: str) -> None: ...
 
+        def window_tokens(self) -> int: ...
+
     # --- the three in one -------------------------------------------------------------
     def upsert(
         self,
@@ -206,7 +208,7 @@ class DocumentsFacade:
             self.embedder,
             PhaseClock(),
             batch_size=self.settings.upsert_batch_size,
-            dense_window_tokens=self.settings.dense_window_tokens,
+            dense_window_tokens=self.window_tokens(),
         )
 
     def load_records(
