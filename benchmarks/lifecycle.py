@@ -107,13 +107,15 @@ class Served:
             return self.s.search(query, collection=self.name, mode=mode, top_k=10)
 
     def upsert(self, path: Path) -> Any:
-        s = self.s
+        from sectio.ingest.phases import PhaseClock
+
+        s, clock = self.s, PhaseClock()
         records = s.read_records(path)
         with self.lock:
             plan = s.plan_documents(self.name, "default", records, action="upsert")
-        prepared = s.prepare_documents(plan)
+        prepared = s.prepare_documents(plan, clock)
         with self.lock:
-            return s.apply_documents(prepared)
+            return s.apply_documents(prepared, clock)
 
 
 def _build(home: Path, corpus: Path, embedder: str, name: str) -> float:
