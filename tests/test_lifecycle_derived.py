@@ -85,3 +85,17 @@ def test_docs_layers_follow_a_synced_tree(s: Sectio, tmp_path: Path) -> None:
     manifest = s.backend.read_manifest("d")
     assert manifest is not None and s.collection("d").index.count() == manifest.chunk_count
     assert set(manifest.tenants["default"]["documents"]) == {"config.md", "usage.md"}
+
+
+def test_calibrations_are_measured_again_once_writes_add_up(s: Sectio, tmp_path: Path) -> None:
+    """A write under 5% of the tenant's points keeps the open collection (and what was
+    measured on it); writes adding up past it make it a new object (measured again)."""
+    rows = [chunk(f"d{i}", "s", 0, f"text of document {i}.") for i in range(60)]
+    s.ingest(write_jsonl(tmp_path / "a.jsonl", rows))
+    opened = s.collection("default")
+    s.upsert(write_jsonl(tmp_path / "b.jsonl", [chunk("d0", "s", 0, "new text 0.")]))
+    assert s.collection("default") is opened and opened.manifest.chunk_count == 60
+    s.upsert(write_jsonl(tmp_path / "c.jsonl", [chunk("d1", "s", 0, "new text 1.")]))
+    s.upsert(write_jsonl(tmp_path / "d.jsonl", [chunk("d2", "s", 0, "new text 2.")]))
+    assert s.collection("default") is not opened  # 3 of 60 points: 5%
+    assert lexical_docs(s, "new text 2")[:1] == ["d2"]

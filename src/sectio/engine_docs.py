@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from sectio.retrieve.pipeline import Router
 
 
-#: Writes adding up to this share of a collection's points re-measure its calibrations.
+#: Writes adding up to this share of a tenant's points re-measure the collection's
+#: calibrations.
 RECALIBRATE_FRACTION = 0.05
 
 
@@ -356,7 +357,7 @@ class DocumentsFacade:
         with writing, self._live_index(name) as index:
             count = lifecycle.apply(self.backend, index, prepared, clock)
         if not plan.empty:
-            self._refresh(name, len(prepared.points) + len(plan.delete))
+            self._refresh(name, plan.tenant, len(prepared.points) + len(plan.delete))
         begun = time.perf_counter() if started is None else started
         return lifecycle.report(prepared, count, begun, clock)
 
@@ -366,14 +367,15 @@ class DocumentsFacade:
         coll = self._open.get(name)
         return _LiveIndex(self.backend, name, coll.index if coll is not None else None)
 
-    def _refresh(self, name: str, changed: int) -> None:
-        """After a write of ``changed`` points: the router is rebuilt on next use (routing
-        vocabulary, document-name resolver), and the open collection takes the new manifest.
+    def _refresh(self, name: str, tenant: str, changed: int) -> None:
+        """After a write of ``changed`` points of ``tenant``: the router is rebuilt on next
+        use (routing vocabulary, document-name resolver), and the open collection takes the
+        new manifest.
 
         The calibrations measured on the collection (fusion, answerability: statistics over
         a tenant's points, re-measured for a new collection object) are measured again once
-        the writes since they were add up to :data:`RECALIBRATE_FRACTION` of its points:
-        then the collection becomes a new object. A smaller write keeps them (one document
+        the writes to a tenant since they were add up to :data:`RECALIBRATE_FRACTION` of its
+        points: then the collection becomes a new object. A smaller write keeps them (one document
         of thousands barely moves a ratio over the tenant, and measuring again cost
         0.2-0.35 s of engine time on the next hybrid search at 3,000 points).
         """
@@ -384,10 +386,13 @@ class DocumentsFacade:
         manifest = self.backend.read_manifest(name)
         if coll is None or manifest is None:
             return
-        drift = self.__dict__.setdefault("_write_drift", {})
-        drift[name] = drift.get(name, 0) + changed
-        if drift[name] >= RECALIBRATE_FRACTION * max(1, manifest.chunk_count):
-            drift[name] = 0
+        drift: dict[tuple[str, str], int] = self.__dict__.setdefault("_write_drift", {})
+        key = (name, tenant)
+        drift[key] = drift.get(key, 0) + changed
+        held = int((manifest.tenants.get(tenant) or {}).get("chunk_count") or 0)
+        if drift[key] >= RECALIBRATE_FRACTION * max(1, held):
+            for other in [k for k in drift if k[0] == name]:
+                drift[other] = 0
             self._open[name] = replace(coll, manifest=manifest)
         else:
             coll.manifest = manifest
