@@ -76,7 +76,7 @@ def test_docs_are_served_from_the_package_and_declare_bearer_auth(client: TestCl
     secured = {
         path for path, ops in spec["paths"].items() for op in ops.values() if op.get("security")
     }
-    assert secured == {p for p in spec["paths"] if p.startswith("/v1/")} and len(secured) == 7
+    assert secured == {p for p in spec["paths"] if p.startswith("/v1/")} and len(secured) == 11
     assert "sessionStorage" in client.get("/").text and "localStorage" not in client.get("/").text
 
 
@@ -97,6 +97,34 @@ OPERATIONS = [
     ),
     ("POST", "/v1/feedback", ["feedback"], "feedback_v1_feedback_post", "FeedbackRequest"),
     ("GET", "/v1/traces/{trace_id}", ["feedback"], "trace_v1_traces__trace_id__get", None),
+    (
+        "POST",
+        "/v1/admin/documents/upsert",
+        ["admin"],
+        "upsert_v1_admin_documents_upsert_post",
+        "DocumentsRequest",
+    ),
+    (
+        "POST",
+        "/v1/admin/documents/sync",
+        ["admin"],
+        "sync_v1_admin_documents_sync_post",
+        "DocumentsRequest",
+    ),
+    (
+        "POST",
+        "/v1/admin/documents/delete",
+        ["admin"],
+        "delete_v1_admin_documents_delete_post",
+        "DeleteRequest",
+    ),
+    (
+        "POST",
+        "/v1/admin/tenant/replace",
+        ["admin"],
+        "replace_tenant_v1_admin_tenant_replace_post",
+        "DocumentsRequest",
+    ),
 ]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import chunk, write_jsonl
-from tests.test_faults import run
+from tests.test_faults import one_line_error, run
 
 OLD = [
     chunk(f"d{i}", "s", p, f"old text of document {i} part {p}.") for i in range(4) for p in (0, 1)
@@ -110,3 +110,78 @@ def test_killed_tenant_addition_is_never_served_half_loaded(
     tenants = final["manifest"]["tenants"]
     assert ("globex" in tenants) == (outcome == "completed")
     assert final["count"] == 8 + (40 if outcome == "completed" else 0)
+
+
+WRITE_POINTS = [
+    "lifecycle.journal.written",
+    "lifecycle.points.upserted",
+    "lifecycle.points.deleted",
+    "lifecycle.manifest.written",
+]
+
+
+@pytest.mark.parametrize("point", WRITE_POINTS)
+def test_kill_during_a_delete(tmp_path: Path, point: str) -> None:
+    home = tmp_path / "home"
+    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
+    before = docs(home)
+    proc = run(home, "delete", "--doc", "d0", "--doc", "d1", SECTIO_FAULT_POINT=point)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert set(info(home)["tenants_not_ready"]) == {"default"}
+    gc = run(home, "gc", "--json")
+    assert json.loads(gc.stdout)["settled"] == {"default": "finished"}
+    after = docs(home)
+    assert set(after) == {"d2", "d3"} and all(after[d] == before[d] for d in after)
+    final = info(home)
+    assert final["matches_manifest"] is True and final["tenants_not_ready"] == {}
+    assert final["count"] == 4
+
+
+@pytest.mark.parametrize("point", ["edge.journal.writing", *WRITE_POINTS])
+@pytest.mark.parametrize("command", ["upsert", "delete"])
+def test_full_disk_during_a_document_write(tmp_path: Path, point: str, command: str) -> None:
+    """ENOSPC at a write point: one line; every document old (nothing recorded) or, once
+    the journal holds the write, made new by the next ``gc``; counts match after."""
+    home = tmp_path / "home"
+    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
+    before = docs(home)
+    src = str(write_jsonl(tmp_path / "new.jsonl", NEW))
+    args = ["upsert", src] if command == "upsert" else ["delete", "--doc", "d0"]
+    proc = run(home, *args, SECTIO_FAULT_ENOSPC=point)
+    recorded = point != "edge.journal.writing"
+    line = one_line_error(proc, "no space left")
+    assert ("journal" in line) == recorded
+    seen = info(home)
+    assert bool(seen["tenants_not_ready"]) == recorded
+    if not recorded:
+        assert docs(home) == before and seen["matches_manifest"] is True
+    settled = json.loads(run(home, "gc", "--json").stdout)["settled"]
+    assert settled == ({"default": "finished"} if recorded else {})
+    after = docs(home)
+    if recorded and command == "upsert":
+        assert after["d0"] == {"new text of document 0."} and after["d9"] == {"new document 9."}
+    elif recorded:
+        assert "d0" not in after
+    for doc in ("d1", "d2", "d3"):
+        assert after[doc] == before[doc]
+    final = info(home)
+    assert final["matches_manifest"] is True and final["tenants_not_ready"] == {}
+
+
+@pytest.mark.parametrize("command", ["upsert", "delete"])
+def test_kill_right_after_a_document_write_loses_nothing(tmp_path: Path, command: str) -> None:
+    """The write returned (journal cleared, shard not flushed): killed there, the next
+    reader finds every point of it (the shard's write-ahead log), counts as the manifest."""
+    home = tmp_path / "home"
+    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
+    src = str(write_jsonl(tmp_path / "new.jsonl", NEW))
+    args = ["upsert", src] if command == "upsert" else ["delete", "--doc", "d0"]
+    proc = run(home, *args, SECTIO_FAULT_POINT="lifecycle.journal.cleared")
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    seen = info(home)
+    assert seen["tenants_not_ready"] == {} and seen["matches_manifest"] is True
+    after = docs(home)
+    if command == "upsert":
+        assert after["d0"] == {"new text of document 0."} and after["d9"] == {"new document 9."}
+    else:
+        assert "d0" not in after and set(after) == {"d1", "d2", "d3"}

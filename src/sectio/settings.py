@@ -162,6 +162,11 @@ class Settings(BaseSettings):
     api_keys: SecretStr | None = None
     #: A file with one ``key:tenant`` a line (``#`` comments allowed).
     api_keys_file: Path | None = None
+    #: The key a CLI write presents to the ``sectio serve`` holding the collection (an
+    #: admin key, ``key:tenant:admin`` in the server's keys; None: no key is sent).
+    admin_key: SecretStr | None = None
+    #: Largest body of an admin request (``/v1/admin/...``: a document write's chunks).
+    admin_max_body_bytes: int = Field(default=16 * 1024 * 1024, ge=1024, le=256 * 1024 * 1024)
     #: Collections the server serves (comma-separated); None: every collection present.
     serve_collections: str | None = None
     #: Largest request body (413 past it, also mid-stream for a chunked body).

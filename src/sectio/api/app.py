@@ -74,7 +74,12 @@ def create_app(settings: Settings | None = None, sectio: Sectio | None = None) -
     )
     app.state.api = state
     app.add_middleware(JsonBodyDefault)
-    app.add_middleware(RequestMiddleware, max_body_bytes=settings.max_body_bytes, keys=keys)
+    app.add_middleware(
+        RequestMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        keys=keys,
+        admin_max_body_bytes=settings.admin_max_body_bytes,
+    )
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)

@@ -68,6 +68,8 @@ class JsonFormatter(logging.Formatter):
 
 #: Paths that need an API key (when keys are configured); the rest are public.
 PROTECTED_PREFIX = "/v1/"
+#: Document writes: their bodies are capped by ``SECTIO_ADMIN_MAX_BODY_BYTES``.
+ADMIN_PREFIX = "/v1/admin/"
 
 
 async def _read_body(receive: Receive, cap: int) -> tuple[list[Message], bool]:
@@ -94,10 +96,17 @@ class RequestMiddleware:
     holds keys; None or an empty ring leaves it off.
     """
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int, keys: KeyRing | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body_bytes: int,
+        keys: KeyRing | None = None,
+        admin_max_body_bytes: int | None = None,
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.keys = keys
+        self.admin_max_body_bytes = admin_max_body_bytes or max_body_bytes
 
     def _unauthorized(self, scope: Scope, headers: dict[str, str]) -> bool:
         if self.keys is None or not self.keys.enabled:
@@ -118,17 +127,20 @@ class RequestMiddleware:
         started = time.perf_counter()
         status = {"code": 500}
         declared = headers.get("content-length")
-        too_large = f"body over {self.max_body_bytes} bytes (SECTIO_MAX_BODY_BYTES)"
+        admin = str(scope.get("path", "")).startswith(ADMIN_PREFIX)
+        cap = self.admin_max_body_bytes if admin else self.max_body_bytes
+        setting = "SECTIO_ADMIN_MAX_BODY_BYTES" if admin else "SECTIO_MAX_BODY_BYTES"
+        too_large = f"body over {cap} bytes ({setting})"
         try:
             if self._unauthorized(scope, headers):
                 status["code"] = 401
                 await _reject(send, 401, "unauthorized", "missing or invalid API key")
                 return
-            if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            if declared is not None and declared.isdigit() and int(declared) > cap:
                 status["code"] = 413
                 await _reject(send, 413, "body_too_large", too_large)
                 return
-            buffered, over = await _read_body(receive, self.max_body_bytes)
+            buffered, over = await _read_body(receive, cap)
             if over:
                 status["code"] = 413
                 await _reject(send, 413, "body_too_large", too_large)

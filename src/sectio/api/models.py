@@ -181,3 +181,41 @@ class TraceRecord(_Response):
     tenant: str
     route: str | None = None
     decision: str | None = None
+
+
+# --- admin (document writes; an admin key's tenant) ----------------------------------
+class DocumentsRequest(_Body):
+    """``POST /v1/admin/documents/upsert|sync`` and ``/v1/admin/tenant/replace``: chunk
+    records (the corpus contract, one object each). A record without ``tenant`` is the
+    key's tenant's; one naming another tenant is refused (403)."""
+
+    records: list[dict[str, Any]] = Field(min_length=1, description="Chunk records.")
+    collection: str | None = Field(default=None, description="Collection (default: `default`).")
+
+
+class DeleteRequest(_Body):
+    """``POST /v1/admin/documents/delete``: the doc ids to remove from the key's tenant."""
+
+    doc_ids: list[str] = Field(min_length=1, max_length=10_000)
+    collection: str | None = None
+
+
+class DocumentWrite(_Response):
+    """A document write's report: the doc ids ``added``, ``changed`` and ``deleted``
+    (sorted), how many were ``unchanged``, the chunks written (``upserted``) and
+    ``removed``, the collection's count after, and ``counts`` (of documents)."""
+
+    collection: str
+    tenant: str
+    action: Literal["upsert", "delete", "sync", "replace"]
+    added: list[str]
+    changed: list[str]
+    deleted: list[str]
+    unchanged: int
+    upserted: int
+    removed: int
+    collection_count: int
+    embeddings_computed: int = 0
+    embeddings_cached: int = 0
+    seconds: float = 0.0
+    counts: dict[str, int]

@@ -6,6 +6,7 @@ same result models as the library (:mod:`sectio.contract.result`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
 from sectio.client._core import Call, make_call
@@ -81,6 +82,23 @@ def lookup(phrase: str, opts: LookupOptions) -> Call:
 def feedback(trace_id: str, rating: str, opts: FeedbackOptions) -> Call:
     """``POST /v1/feedback``."""
     return _post("/v1/feedback", {"trace_id": trace_id, "rating": rating}, opts)
+
+
+class AdminOptions(Correlation, total=False):
+    """Options of the admin writes (``/v1/admin/...``, an admin key's tenant)."""
+
+    collection: str | None
+
+
+def documents(action: str, records: Sequence[Mapping[str, Any]], opts: AdminOptions) -> Call:
+    """``POST /v1/admin/documents/{upsert|sync}`` or ``/v1/admin/tenant/replace``."""
+    path = "/v1/admin/tenant/replace" if action == "replace" else f"/v1/admin/documents/{action}"
+    return _post(path, {"records": [dict(r) for r in records]}, opts)
+
+
+def delete_documents(doc_ids: Sequence[str], opts: AdminOptions) -> Call:
+    """``POST /v1/admin/documents/delete``."""
+    return _post("/v1/admin/documents/delete", {"doc_ids": list(doc_ids)}, opts)
 
 
 def get(path: str) -> Call:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -121,6 +122,35 @@ class SectioClient:
     ) -> dict[str, Any]:
         """``POST /v1/feedback``: rate an answer (``helpful`` | ``not_helpful``)."""
         call = calls.feedback(trace_id, rating, options)
+        return dict(as_object(self._send(call), call))
+
+    def upsert_documents(
+        self, records: Sequence[Mapping[str, Any]], **options: Unpack[calls.AdminOptions]
+    ) -> dict[str, Any]:
+        """``POST /v1/admin/documents/upsert`` (an admin key): add documents, replace changed
+        ones by doc id; the report counts ``added``, ``changed``, ``unchanged``."""
+        call = calls.documents("upsert", records, options)
+        return dict(as_object(self._send(call), call))
+
+    def sync_documents(
+        self, records: Sequence[Mapping[str, Any]], **options: Unpack[calls.AdminOptions]
+    ) -> dict[str, Any]:
+        """``POST /v1/admin/documents/sync``: make the key's tenant equal to ``records``."""
+        call = calls.documents("sync", records, options)
+        return dict(as_object(self._send(call), call))
+
+    def delete_documents(
+        self, doc_ids: Sequence[str], **options: Unpack[calls.AdminOptions]
+    ) -> dict[str, Any]:
+        """``POST /v1/admin/documents/delete``: remove documents of the key's tenant."""
+        call = calls.delete_documents(doc_ids, options)
+        return dict(as_object(self._send(call), call))
+
+    def replace_tenant(
+        self, records: Sequence[Mapping[str, Any]], **options: Unpack[calls.AdminOptions]
+    ) -> dict[str, Any]:
+        """``POST /v1/admin/tenant/replace``: a new version of the key's tenant, switched."""
+        call = calls.documents("replace", records, options)
         return dict(as_object(self._send(call), call))
 
     def collections(self) -> list[dict[str, Any]]:

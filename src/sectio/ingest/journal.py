@@ -102,7 +102,13 @@ def apply_documents(
     manifest: Manifest,
 ) -> None:
     """Write a document change recorded in the journal: points, removals, manifest, then
-    the entry cleared (each step idempotent, so a replay may repeat any of them)."""
+    the entry cleared (each step idempotent, so a replay may repeat any of them).
+
+    The index is not flushed here: its write-ahead log holds the points once ``upsert``
+    and ``delete`` return (a killed process loses none of them: the log is replayed at
+    the next open), and a flush syncs every segment of the shard (0.74 s of a 4-chunk
+    upsert on 3,000 points, more as the collection grows). The shard is flushed when it
+    is closed."""
     store = journaled(backend)
     for start in range(0, len(points), PAGE):
         index.upsert(points[start : start + PAGE])
@@ -110,10 +116,10 @@ def apply_documents(
     for start in range(0, len(delete), PAGE):
         index.delete(delete[start : start + PAGE])
     fault_point("lifecycle.points.deleted")
-    index.flush()
     store.write_live_manifest(name, manifest)
     fault_point("lifecycle.manifest.written")
     store.write_journal(name, None)
+    fault_point("lifecycle.journal.cleared")
 
 
 def begin_tenant_addition(backend: IndexBackend, name: str, tenants: Sequence[str]) -> None:

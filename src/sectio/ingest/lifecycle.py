@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -36,12 +37,12 @@ from typing import Any
 
 from sectio.contract.record import ChunkRecord, parse_record
 from sectio.embed.cache import CachedEmbedder
-from sectio.errors import ContractError, CorpusMismatch, ManifestMismatch
+from sectio.errors import ContractError, CorpusMismatch, InsufficientSpace, ManifestMismatch
 from sectio.index.filters import AnyOf, Eq, Where
 from sectio.index.ids import point_id_for
 from sectio.index.lexical import LexicalEncoder
 from sectio.index.manifest import Manifest
-from sectio.index.port import IndexBackend, PointData, VectorIndex
+from sectio.index.port import IndexBackend, Journaled, PointData, VectorIndex
 from sectio.index.qdrant.layout import user_payload
 from sectio.ingest import journal
 from sectio.ingest.doc_hashes import (
@@ -92,6 +93,26 @@ class DocumentReport:
 
     def as_dict(self) -> dict[str, object]:
         return {**asdict(self), "counts": counts(asdict(self))}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DocumentReport:
+        """The report :meth:`as_dict` made (as a server's admin endpoint answers it)."""
+        return cls(
+            collection=str(data["collection"]),
+            tenant=str(data["tenant"]),
+            action=str(data["action"]),
+            added=tuple(data.get("added") or ()),
+            changed=tuple(data.get("changed") or ()),
+            deleted=tuple(data.get("deleted") or ()),
+            unchanged=int(data.get("unchanged") or 0),
+            upserted=int(data.get("upserted") or 0),
+            removed=int(data.get("removed") or 0),
+            collection_count=int(data.get("collection_count") or 0),
+            embeddings_computed=int(data.get("embeddings_computed") or 0),
+            embeddings_cached=int(data.get("embeddings_cached") or 0),
+            seconds=float(data.get("seconds") or 0.0),
+            phases=dict(data.get("phases") or {}),
+        )
 
 
 @dataclass(frozen=True)
@@ -361,6 +382,8 @@ def apply(backend: IndexBackend, index: VectorIndex, prepared: Prepared, clock: 
     Raises:
         CorpusMismatch: the live manifest is no longer the one the plan was made on.
         NotAvailable: the backend cannot write documents in place.
+        InsufficientSpace: the disk filled up (ENOSPC); it says whether the journal holds
+            the write (then ``gc`` or the next write finishes it) or nothing changed.
     """
     plan = prepared.plan
     store = journal.journaled(backend)
@@ -373,17 +396,36 @@ def apply(backend: IndexBackend, index: VectorIndex, prepared: Prepared, clock: 
     if plan.empty:
         return index.count()
     with clock.phase("write", total=len(prepared.points) + len(plan.delete)):
-        store.write_journal(
-            plan.name,
-            journal.documents_entry(plan.tenant, prepared.points, plan.delete, plan.manifest),
-        )
-        from sectio._faults import fault_point
-
-        fault_point("lifecycle.journal.written")
-        journal.apply_documents(
-            backend, index, plan.name, prepared.points, plan.delete, plan.manifest
-        )
+        try:
+            _write_journaled(backend, store, index, prepared)
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            recorded = store.read_journal(plan.name) is not None
+            raise InsufficientSpace(
+                f"no space left on the device while writing collection {plan.name!r}: "
+                + (
+                    "the write is recorded in its journal; free space, then `sectio gc` "
+                    "(or the next write) finishes it"
+                    if recorded
+                    else "nothing was changed"
+                )
+            ) from exc
     return index.count()
+
+
+def _write_journaled(
+    backend: IndexBackend, store: Journaled, index: VectorIndex, prepared: Prepared
+) -> None:
+    from sectio._faults import fault_point
+
+    plan = prepared.plan
+    store.write_journal(
+        plan.name,
+        journal.documents_entry(plan.tenant, prepared.points, plan.delete, plan.manifest),
+    )
+    fault_point("lifecycle.journal.written")
+    journal.apply_documents(backend, index, plan.name, prepared.points, plan.delete, plan.manifest)
 
 
 def report(prepared: Prepared, count: int, started: float, clock: PhaseClock) -> DocumentReport:

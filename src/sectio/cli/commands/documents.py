@@ -1,9 +1,22 @@
-"""``sectio upsert PATH`` and ``sectio delete --doc ID...``: one document at a time."""
+"""``sectio upsert PATH`` and ``sectio delete --doc ID...``: one document at a time.
+
+A write while ``sectio serve`` holds the store. On Qdrant Edge one process opens a
+collection; while ``sectio serve`` has it open, another process cannot write it.
+The server records where it listens at start-up
+(:func:`sectio.engine_docs.register_served`); ``sectio upsert``, ``delete``,
+``ingest --sync``, a tenant's first ``ingest`` and a one-tenant ``ingest --replace``
+then read and validate the source here and send its chunk records to the server's
+admin endpoints (:mod:`sectio.api.routes.admin`), which write them between two of
+its engine calls. The key sent is ``SECTIO_ADMIN_KEY`` (an admin key of the tenant
+written, ``key:tenant:admin`` in the server's keys); a server without keys takes
+writes from loopback clients only.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,10 +29,51 @@ from sectio.cli.base import (
     note,
     pass_state,
 )
+from sectio.engine_docs import served_url
 from sectio.ingest.detect import FORMATS
 
 if TYPE_CHECKING:
+    from sectio.contract.record import ChunkRecord
     from sectio.engine_docs import DocumentReport
+    from sectio.settings import Settings
+
+#: Seconds a forwarded write may take (the server embeds the changed documents).
+TIMEOUT_S = 600.0
+
+
+def forward(
+    url: str,
+    settings: Settings,
+    action: str,
+    *,
+    collection: str,
+    records: Sequence[ChunkRecord] = (),
+    doc_ids: Sequence[str] = (),
+) -> DocumentReport:
+    """Send a document write (``upsert``, ``sync``, ``delete``, ``replace``) to the server
+    at ``url``; its report.
+
+    Raises:
+        SectioError: what the server answered (a refused write, 401/403 for a key
+            that may not write), or ServiceUnreachable.
+    """
+    from sectio.client.sync import SectioClient
+    from sectio.engine_docs import document_report
+
+    key = settings.admin_key.get_secret_value() if settings.admin_key is not None else None
+    with SectioClient(url, api_key=key, timeout_s=TIMEOUT_S) as client:
+        data: dict[str, Any]
+        if action == "delete":
+            data = client.delete_documents(doc_ids, collection=collection)
+        else:
+            rows = [r.payload() for r in records]
+            send = {
+                "upsert": client.upsert_documents,
+                "sync": client.sync_documents,
+                "replace": client.replace_tenant,
+            }[action]
+            data = send(rows, collection=collection)
+    return document_report(data)
 
 
 def emit_document_report(report: DocumentReport, as_json: bool) -> None:
@@ -53,7 +107,12 @@ def upsert(
     Documents are matched by doc_id; an unchanged one (same hash) costs nothing,
     a changed one has every chunk replaced. Other documents are untouched.
     """
-    report = state.sectio.upsert(path, collection=collection, tenant=tenant, fmt=fmt)
+    url = served_url(state.settings)
+    if url is not None:  # the collection is open in `sectio serve`: the write goes there
+        records = state.sectio.read_records(path, fmt=fmt, tenant=tenant)
+        report = forward(url, state.settings, "upsert", collection=collection, records=records)
+    else:
+        report = state.sectio.upsert(path, collection=collection, tenant=tenant, fmt=fmt)
     emit_document_report(report, as_json)
 
 
@@ -70,5 +129,9 @@ def delete(
 
     A doc_id the tenant does not hold is refused, and nothing is removed.
     """
-    report = state.sectio.delete(doc_ids, collection=collection, tenant=tenant or "default")
+    url = served_url(state.settings)
+    if url is not None:  # the server's admin key names the tenant
+        report = forward(url, state.settings, "delete", collection=collection, doc_ids=doc_ids)
+    else:
+        report = state.sectio.delete(doc_ids, collection=collection, tenant=tenant or "default")
     emit_document_report(report, as_json)

@@ -68,6 +68,8 @@ def ingest(
             raise click.UsageError("--sync takes neither --replace nor --profile")
         _sync(state, path, fmt, tenant, collection, as_json)
         return
+    if _sent_to_server(state, path, fmt, profile, replace, tenant, collection, as_json):
+        return
     progress, done = phase_reporter(f"ingest {collection}", enabled=not as_json)
     try:
         report = state.sectio.ingest(
@@ -103,10 +105,58 @@ def _sync(
     state: Context, path: Path, fmt: str | None, tenant: str | None, collection: str, as_json: bool
 ) -> None:
     """``ingest --sync``: the tenant made equal to PATH (:meth:`sectio.Sectio.sync`)."""
-    from sectio.cli.commands.documents import emit_document_report
+    from sectio.cli.commands.documents import emit_document_report, forward, served_url
 
-    report = state.sectio.sync(path, collection=collection, tenant=tenant, fmt=fmt)
+    url = served_url(state.settings)
+    if url is not None:  # the collection is open in `sectio serve`: the write goes there
+        records = state.sectio.read_records(path, fmt=fmt, tenant=tenant)
+        report = forward(url, state.settings, "sync", collection=collection, records=records)
+    else:
+        report = state.sectio.sync(path, collection=collection, tenant=tenant, fmt=fmt)
     emit_document_report(report, as_json)
+
+
+def _sent_to_server(
+    state: Context,
+    path: Path,
+    fmt: str | None,
+    profile: str | None,
+    replace: bool,
+    tenant: str | None,
+    collection: str,
+    as_json: bool,
+) -> bool:
+    """While ``sectio serve`` holds the store, send it a tenant's first load or a one-tenant
+    ``--replace`` (:mod:`sectio.cli.commands.documents`); whether it was sent. A new
+    collection and a whole ``--replace`` are built beside the live version here, as always.
+
+    Raises:
+        click.UsageError: ``--profile`` with a write the server makes (it keeps the
+            collection's profile).
+    """
+    from sectio.cli.commands.documents import emit_document_report, forward, served_url
+
+    url = served_url(state.settings)
+    manifest = state.sectio.backend.read_manifest(collection) if url is not None else None
+    if url is None or manifest is None:
+        return False
+    records = state.sectio.read_records(path, fmt=fmt, tenant=tenant)
+    tenants = {r.tenant for r in records}
+    others = set(manifest.tenants) - tenants
+    if replace and others:
+        action = "replace"
+    elif not replace and not tenants <= set(manifest.tenants):
+        action = "upsert"  # a tenant addition: the server loads it whole
+    else:
+        return False
+    if profile:
+        raise click.UsageError(
+            f"collection {collection!r} is served by {url}: this write is made there with "
+            "the collection's profile; drop --profile"
+        )
+    report = forward(url, state.settings, action, collection=collection, records=records)
+    emit_document_report(report, as_json)
+    return True
 
 
 def _listing(path: Path, fmt: str | None) -> dict[str, list[dict[str, str]]]:

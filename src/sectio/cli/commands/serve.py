@@ -23,6 +23,31 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _settle_and_register(state: Context, host: str, port: int) -> None:
+    """Before serving: finish or undo every interrupted document write or tenant addition
+    (as ``sectio gc``), and record where this server listens, so that CLI writes from
+    other processes are sent here (:mod:`sectio.client.forward`)."""
+    from sectio.engine_docs import register_served
+    from sectio.errors import SectioError
+
+    log = logging.getLogger("sectio.serve")
+    try:
+        for name, outcome in state.sectio.settle_pending().items():
+            log.warning("collection %s: interrupted write %s at start-up", name, outcome)
+    except SectioError as exc:  # a collection another process writes: readiness names it
+        log.warning("pending writes not settled at start-up: %s", exc)
+    register_served(state.settings, f"http://{_reachable(host)}:{port}")
+
+
+def _reachable(host: str) -> str:
+    """The address a client on this machine reaches a server bound to ``host`` at."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to bind.")
@@ -57,6 +82,7 @@ def serve(state: Context, host: str, port: int, insecure_no_auth: bool) -> None:
         )
     # one server per home: a second refuses here, naming the first's pid
     claim = state.sectio.hold_serving()
+    _settle_and_register(state, host, port)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()

@@ -223,6 +223,32 @@ def holder(path: Path) -> Holder | None:
         os.close(fd)
 
 
+def server_record(root: Path) -> Path:
+    """The file where the ``sectio serve`` holding the store at ``root`` says where it listens."""
+    return root / LOCKS_DIR / "serve.json"
+
+
+def register_server(root: Path, url: str) -> None:
+    """Record that this process (holding the serve lock) answers HTTP at ``url``."""
+    path = server_record(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"pid": os.getpid(), "url": url}))
+    os.replace(tmp, path)
+
+
+def registered_server(root: Path) -> str | None:
+    """The URL of the ``sectio serve`` holding the store at ``root`` now, if it registered
+    one (a record left by a server that is gone, or by another pid, is ignored)."""
+    try:
+        data = json.loads(server_record(root).read_text())
+        pid, url = int(data["pid"]), str(data["url"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    who = holder(serve_lock(root))
+    return url if who is not None and who.pid == pid else None
+
+
 __all__ = [
     "HeldLock",
     "Holder",
@@ -230,5 +256,8 @@ __all__ = [
     "acquire",
     "collection_lock",
     "holder",
+    "register_server",
+    "registered_server",
     "serve_lock",
+    "server_record",
 ]

@@ -396,6 +396,7 @@ class EdgeBackend:
             return
         tmp = path.with_name(path.name + ".tmp")
         with tmp.open("w") as fh:
+            fault_point("edge.journal.writing")  # a full disk here: no entry, nothing changed
             json.dump(entry, fh, separators=(",", ":"), ensure_ascii=False)
             fh.flush()
             os.fsync(fh.fileno())
