@@ -29,7 +29,6 @@ from sectio.cli.base import (
     note,
     pass_state,
 )
-from sectio.engine_docs import served_url
 from sectio.ingest.detect import FORMATS
 
 if TYPE_CHECKING:
@@ -39,6 +38,13 @@ if TYPE_CHECKING:
 
 #: Seconds a forwarded write may take (the server embeds the changed documents).
 TIMEOUT_S = 600.0
+
+
+def served_url(settings: Settings) -> str | None:
+    """The URL of the live ``sectio serve`` to send writes to, or None (write here)."""
+    from sectio.engine_docs import served_url as registered
+
+    return registered(settings)
 
 
 def forward(
