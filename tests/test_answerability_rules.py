@@ -50,8 +50,10 @@ def test_each_engine_registers_its_chain() -> None:
         "named_document",
         "lookup_keyword",
         "measure",
+        "unknown_name",
         "subject",
         "coverage",
+        "planner",
         "dense",
         "rerank",
     ]

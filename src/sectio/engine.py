@@ -226,9 +226,10 @@ class Sectio(OpsFacade, DocumentsFacade):
         with self.backend.writing(collection, "ingest", size):
             from sectio.ingest.journal import settle
             from sectio.ingest.loader import load_records
+            from sectio.retrieve.calibration import refresh_collection
 
             settle(self.backend, collection)  # an interrupted write, finished or undone first
-            return load_records(
+            report = load_records(
                 self.backend,
                 collection,
                 result.records,
@@ -243,6 +244,8 @@ class Sectio(OpsFacade, DocumentsFacade):
                 detected=result.detected,
                 clock=clock,
             )
+            refresh_collection(self, collection)  # answerability calibration, stored
+            return report
 
     def _read(
         self,

@@ -18,6 +18,7 @@ from sectio.contract.diagnostics import Signals, Thresholds
 from sectio.contract.profile import AnswerabilitySettings
 from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.answerability.verdict import Verdict
+from sectio.retrieve.answerability.weigh import weigh
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.stats import SubjectWords, Term, TermStats, coverage, evidence_terms
 from sectio.retrieve.stats import salient_terms as _salient_terms
@@ -130,6 +131,16 @@ class RuleContext:
     def unknown(self) -> list[str]:
         """Name-like salient words the collection never contains."""
         return [t.word for t in self.terms if t.unknown_name]
+
+    @functools.cached_property
+    def unweighed(self) -> list[str]:
+        """The unknown names that still carry the question's subject once weighed
+        (:func:`~sectio.retrieve.answerability.weigh.weigh`); the others are in
+        ``signals.weighed``."""
+        kept, weighed = weigh(self)
+        if weighed:
+            self.signals.weighed = weighed
+        return kept
 
     @property
     def best(self) -> float:

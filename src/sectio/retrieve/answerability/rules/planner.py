@@ -7,7 +7,8 @@ Istio?", "How do I rename a Flux Kustomization?") still finds its words here,
 so coverage says little. In order: a question that is word for word one of
 the collection's section headings passes (it names that section, as a FAQ
 heading does); an unknown name (a name-like word the collection never
-contains) abstains; a *guest name* (a word written with a capital that the
+contains) abstains unless weighed out (see
+:mod:`~sectio.retrieve.answerability.weigh`); a *guest name* (a word written with a capital that the
 collection mentions in at most ``guest_share`` of its chunks: another product
 it mentions in passing) needs evidence at least ``guest_margin`` above the
 calibrated floor, and that close evidence must name each guest (a close page
@@ -16,7 +17,15 @@ evidence ``planner_margin`` above it. Last, a question whose closest page
 (its best cosine among the page catalog entries) is no closer than
 general-knowledge questions come to the catalog is about no page
 (``rule = "catalog"``): evidence passages can share a question's words
-("Docker Desktop", "Istio") where no page is about its subject.
+("Docker Desktop", "Istio") where no page is about its subject; unless a
+passage is strong evidence itself (its cosine
+:data:`~sectio.retrieve.answerability.weigh.CATALOG_STRONG_MARGIN` over the
+floor: a page's summary can miss what one of its passages answers).
+
+The rules run on every ranked route, not only the docs planner's: a
+collection of any profile gets the same headings, unknown names, guest
+names and margins (the page catalog exists only where a docs collection
+built one).
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from sectio.contract.result import Evidence
 from sectio.retrieve.answerability.context import PLANNER_ROUTE, RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, WEAK_EVIDENCE, Verdict
+from sectio.retrieve.answerability.weigh import CATALOG_STRONG_MARGIN
 from sectio.retrieve.stats import Term, evidence_terms
 from sectio.retrieve.text import tokens
 from sectio.retrieve.words import capitalised_words, plain_words
@@ -62,13 +72,13 @@ class Planner:
 
     def check(self, ctx: RuleContext) -> Verdict | None:
         outcome, dense_floor = ctx.outcome, ctx.dense_floor
-        if outcome.route != PLANNER_ROUTE or dense_floor is None or not outcome.evidence:
+        if not ctx.ranked or dense_floor is None or not outcome.evidence:
             return None
         cfg, signals, thresholds, terms = ctx.settings, ctx.signals, ctx.thresholds, ctx.terms
         if tokens(plain_words(ctx.question)) in ctx.stats.headings:
             return ctx.decide("named_heading", None)  # the question is a heading of the collection
-        if ctx.unknown:
-            return ctx.decide("unknown_name", SUBJECT_NOT_IN_CORPUS, ctx.unknown)
+        if ctx.unweighed:
+            return ctx.decide("unknown_name", SUBJECT_NOT_IN_CORPUS, ctx.unweighed)
         limit = max(1, int(cfg.guest_share * ctx.stats.chunks))
         by_word = {t.word: t for t in terms}
         guests = [
@@ -99,6 +109,11 @@ class Planner:
         ctx.signals.catalog_best = round(catalog.best, 4)
         ctx.thresholds.catalog_floor = round(catalog.floor, 4)
         if catalog.best > catalog.floor:
+            return None
+        assert ctx.dense_floor is not None  # checked by ``check``
+        strong = ctx.dense_floor + CATALOG_STRONG_MARGIN
+        ctx.thresholds.catalog_strong_floor = round(strong, 4)
+        if ctx.best >= strong:  # passages this close answer it, whatever page they are on
             return None
         return ctx.decide("catalog", WEAK_EVIDENCE)
 
