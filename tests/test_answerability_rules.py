@@ -51,6 +51,7 @@ def test_each_engine_registers_its_chain() -> None:
         "lookup_keyword",
         "measure",
         "unknown_name",
+        "class_subject",
         "subject",
         "coverage",
         "planner",

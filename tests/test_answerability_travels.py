@@ -13,8 +13,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+import sectio
 from sectio import Sectio, Settings
+from sectio.cli import cli
+from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
+from sectio.retrieve.answerability.explain import why
+from sectio.retrieve.answerability.rules.category import class_subject
 from sectio.retrieve.answerability.weigh import acronyms
 from sectio.retrieve.calibration import (
     CALIBRATION_FILE,
@@ -123,3 +129,75 @@ def test_an_abstention_names_its_rule_words_and_closest_documents(sx: Sectio) ->
     assert report.signals.rule in ("unknown_name", "subject")
     assert "zorbitrex" in report.uncovered
     assert [d.doc_id for d in report.closest_documents] == ["aspirin"]
+
+
+# --- class and category questions ------------------------------------------------------
+def test_a_class_question_about_what_the_corpus_does_not_hold_abstains(sx: Sectio) -> None:
+    router = sx.router("default")  # the fake model reads every word as a common one
+    result = router.ask("what type of drug is ecstasy", tenant="default")
+    assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    report = result.details.answerability
+    assert report is not None and report.signals.rule == "class_subject"
+    assert report.uncovered == ["ecstasy"]
+    # the same question form about what the corpus holds is not this rule's
+    held = router.ask("what is aspirin", tenant="default")
+    assert held.details.answerability is not None
+    assert held.details.answerability.signals.rule != "class_subject"
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("What type of drug is ecstasy?", ("ecstasy",)),
+        ("which class of medicine is normal saline", ("normal", "saline")),
+        ("what is normal saline", ("normal", "saline")),
+        ("What's a PVC?", ("pvc",)),
+        ("what is the maximum dose of ibuprofen for a child", ()),
+        ("how do I keep a PVC", ()),
+    ],
+)
+def test_the_subject_of_a_class_or_definition_question(
+    question: str, subject: tuple[str, ...]
+) -> None:
+    assert class_subject(question)[0] == subject
+
+
+# --- explained in the CLI, the playground and `sectio info` -----------------------------
+def test_the_cli_names_the_measure_and_threshold_that_decided() -> None:
+    report = VerdictReport(
+        answerable=False,
+        reason="weak_evidence",
+        signals=Signals(route="docs_plan", document_named=None, rule="catalog", catalog_best=0.21),
+        thresholds=Thresholds(min_coverage=0.5, dense_floor=0.25, catalog_floor=0.22),
+    )
+    assert why(report) == "rule catalog: closest page 0.210 <= catalog floor 0.220"
+    report.signals.rule, report.uncovered = "unknown_name", ["zorbitrex"]
+    report.signals.weighed = ["pvc"]
+    assert why(report) == "rule unknown_name: not covered: zorbitrex (weighed, not vetoed: pvc)"
+
+
+def test_info_shows_the_thresholds_per_tenant(sx: Sectio, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECTIO_HOME", str(sx.settings.home))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    monkeypatch.setenv("SECTIO_TRACES", "false")
+    sx.release("default")  # one process owns a shard: let the CLI open it
+    runner = CliRunner()
+    out = runner.invoke(cli, ["info", "-c", "default", "--json"])
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.output)["collections"][0]["answerability"]
+    tenant = summary["tenants"]["default"]
+    assert tenant["source"] == "stored"
+    assert tenant["margin_floor"] == round(tenant["dense_floor"] + 0.0, 4)  # en_drug_label
+    assert tenant["strong_floor"] > tenant["dense_floor"]
+    assert summary["settings"]["subject"] == "document"
+    human = runner.invoke(cli, ["info", "-c", "default"])
+    assert human.exit_code == 0, human.output
+    assert "answerability: min coverage 0.5" in human.output
+    assert f"default: dense floor {tenant['dense_floor']:.4f}" in human.output
+
+
+def test_the_playground_explains_an_abstention() -> None:
+    page = (Path(sectio.__file__).parent / "api" / "static" / "index.html").read_text()
+    assert "function renderWhy(data)" in page and "${renderWhy(data)}" in page
+    for field in ("uncovered", "closest_documents", "weighed", "catalog_floor", "dense_floor"):
+        assert field in page

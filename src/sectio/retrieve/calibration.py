@@ -398,3 +398,46 @@ def refresh_collection(host: CalibrationHost, name: str) -> None:
         refresh_tenants(ReadScope(coll, t, guard, EvidencePolicy(), embedder) for t in tenants)
     finally:
         coll.close()
+
+
+def thresholds_summary(collection: Collection) -> dict[str, Any]:
+    """The answerability thresholds of every tenant of ``collection`` as ``sectio info``
+    shows them, from the stored calibration (nothing is measured: a tenant without a
+    current one says so, and its first query measures it).
+
+    ``{"settings": {...}, "tenants": {tenant: {"source", "dense_floor", "margin_floor",
+    "strong_floor", "catalog_floor"}}}``; floors None where there is nothing to read.
+    """
+    from sectio.retrieve.answerability.weigh import STRONG_MARGIN
+
+    cfg = collection.profile.answerability
+    stored = read_stored(stored_file(collection))
+    tenants: dict[str, Any] = {}
+    for tenant in list(collection.manifest.tenants) or [DEFAULT_TENANT]:
+        cal = stored.get(tenant)
+        if cal is None or cal.digest != tenant_digest(collection, tenant):
+            tenants[tenant] = {"source": "not stored: measured at its first query"}
+            continue
+        floor = (
+            cfg.dense_floor
+            if cfg.dense_floor is not None
+            else cal.floor(cfg.calibration_percentile)
+        )
+        pct = cfg.catalog_percentile
+        tenants[tenant] = {
+            "source": "fixed by the profile" if cfg.dense_floor is not None else "stored",
+            "dense_floor": floor,
+            "margin_floor": None if floor is None else round(floor + cfg.planner_margin, 4),
+            "strong_floor": None if floor is None else round(floor + STRONG_MARGIN, 4),
+            "catalog_floor": None if pct is None else cal.floor(pct, catalog=True),
+        }
+    settings = {
+        "min_coverage": cfg.min_coverage,
+        "calibration_percentile": cfg.calibration_percentile,
+        "planner_margin": cfg.planner_margin,
+        "guest_margin": cfg.guest_margin,
+        "strong_margin": STRONG_MARGIN,
+        "catalog_percentile": cfg.catalog_percentile,
+        "subject": cfg.subject,
+    }
+    return {"settings": settings, "tenants": tenants}

@@ -197,3 +197,18 @@ def quantity_word(word: str) -> bool:
         return True
     amount = _AMOUNT.fullmatch(word)
     return amount is not None and (not amount.group(1) or amount.group(1) in UNITS)
+
+
+#: Endings of verb and adjective forms ("dispensed", "addictive", "swallowing", "safely").
+_VERB_FORM = re.compile(r"[a-z]{4,}(?:ed|ing|ive|ly|able|ible)")
+
+
+def verb_form(word: str) -> bool:
+    """Whether ``word`` reads as a verb or adjective form (a word written after a product's
+    name that says what happens to it, not which product).
+
+    Example:
+        >>> [verb_form(w) for w in ("dispensed", "addictive", "swallowing", "clavulanic", "xr")]
+        [True, True, True, False, False]
+    """
+    return _VERB_FORM.fullmatch(word) is not None

@@ -16,6 +16,8 @@ rule                decides
 ``exact_seed``      a docs plan that found a page by its exact path passes
 ``measure``         (records the terms, coverage and best cosine)
 ``unknown_name``    a ranked route's unknown name, not weighed out, abstains
+``class_subject``   a class or definition question about what the corpus does
+                    not hold abstains ("what type of drug is ecstasy")
 ``subject``         another subject named (``subject = "document"``) abstains
 ``coverage``        too little of the salient-term weight covered abstains
 ``planner``         headings, names, guests, margins and a docs catalog (every
@@ -30,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sectio.retrieve.answerability.context import Rule
+from sectio.retrieve.answerability.rules.category import ClassSubject
 from sectio.retrieve.answerability.rules.coverage import Coverage
 from sectio.retrieve.answerability.rules.dense import DenseFloor
 from sectio.retrieve.answerability.rules.lookup import LookupKeyword
@@ -49,6 +52,7 @@ def section_rules() -> tuple[Rule, ...]:
         LookupKeyword(),
         Measure(),
         UnknownName(),
+        ClassSubject(),
         Subject(),
         Coverage(),
         Planner(),
@@ -70,6 +74,7 @@ def with_rules_before(chain: Sequence[Rule], name: str, rules: Sequence[Rule]) -
 
 
 __all__ = [
+    "ClassSubject",
     "CompoundName",
     "Coverage",
     "DenseFloor",

@@ -25,7 +25,10 @@ floor: a page's summary can miss what one of its passages answers).
 The rules run on every ranked route, not only the docs planner's: a
 collection of any profile gets the same headings, unknown names, guest
 names and margins (the page catalog exists only where a docs collection
-built one).
+built one). Where documents are the subjects (``subject = "document"``) the
+``subject`` rule reads other names from where documents list them, which
+capitals only guess at: no guest names there ("GERD" is a condition the
+drug labels mention rarely, not another product).
 """
 
 from __future__ import annotations
@@ -84,7 +87,7 @@ class Planner:
         guests = [
             w
             for w in dict.fromkeys(capitalised_words(ctx.question))
-            if w in by_word and 0 < by_word[w].df <= limit
+            if w in by_word and 0 < by_word[w].df <= limit and cfg.subject != "document"
         ]
         floor = dense_floor + (cfg.guest_margin if guests else cfg.planner_margin)
         signals.guest_names = guests
