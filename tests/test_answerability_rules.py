@@ -52,6 +52,7 @@ def test_each_engine_registers_its_chain() -> None:
         "measure",
         "unknown_name",
         "class_subject",
+        "absent_words",
         "subject",
         "coverage",
         "planner",

@@ -201,3 +201,39 @@ def test_the_playground_explains_an_abstention() -> None:
     assert "function renderWhy(data)" in page and "${renderWhy(data)}" in page
     for field in ("uncovered", "closest_documents", "weighed", "catalog_floor", "dense_floor"):
         assert field in page
+
+
+# --- a question mostly of words the collection never contains ---------------------------
+@pytest.fixture
+def generic(tmp_path: Path) -> Iterator[Sectio]:
+    rows = [
+        {
+            "chunk_id": f"lic#{i}",
+            "doc_id": "license",
+            "section_key": f"s{i}",
+            "part_index": 0,
+            "text": text,
+        }
+        for i, text in enumerate(
+            [
+                "Copyright holders grant permission to copy and distribute the work.",
+                "Redistribution of source code must retain the copyright notice.",
+                "The license terminates automatically if you violate its terms.",
+            ]
+        )
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "g.jsonl", rows), collection="g")
+        yield s
+
+
+def test_a_question_mostly_of_absent_words_abstains(generic: Sectio) -> None:
+    result = generic.ask("how do I write a privacy policy for my app", collection="g")
+    assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    report = result.details.answerability
+    assert report is not None and report.signals.rule == "absent_words"
+    assert report.uncovered == ["write", "privacy", "policy", "app"]
+    # the collection's own words, one absent word among them: not this rule's
+    kept = generic.ask("must redistribution retain the copyright notice verbatim", collection="g")
+    assert kept.details.answerability is not None
+    assert kept.details.answerability.signals.rule != "absent_words"

@@ -18,6 +18,8 @@ rule                decides
 ``unknown_name``    a ranked route's unknown name, not weighed out, abstains
 ``class_subject``   a class or definition question about what the corpus does
                     not hold abstains ("what type of drug is ecstasy")
+``absent_words``    a question mostly of words the collection never contains
+                    abstains (``subject = "terms"``)
 ``subject``         another subject named (``subject = "document"``) abstains
 ``coverage``        too little of the salient-term weight covered abstains
 ``planner``         headings, names, guests, margins and a docs catalog (every
@@ -32,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sectio.retrieve.answerability.context import Rule
+from sectio.retrieve.answerability.rules.absent import AbsentWords
 from sectio.retrieve.answerability.rules.category import ClassSubject
 from sectio.retrieve.answerability.rules.coverage import Coverage
 from sectio.retrieve.answerability.rules.dense import DenseFloor
@@ -53,6 +56,7 @@ def section_rules() -> tuple[Rule, ...]:
         Measure(),
         UnknownName(),
         ClassSubject(),
+        AbsentWords(),
         Subject(),
         Coverage(),
         Planner(),
@@ -74,6 +78,7 @@ def with_rules_before(chain: Sequence[Rule], name: str, rules: Sequence[Rule]) -
 
 
 __all__ = [
+    "AbsentWords",
     "ClassSubject",
     "CompoundName",
     "Coverage",
