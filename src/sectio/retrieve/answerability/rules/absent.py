@@ -28,8 +28,8 @@ ABSENT_MIN = 2
 
 
 def absent_words(ctx: RuleContext) -> tuple[list[str], int]:
-    """The question's content words the collection never contains (question order, each
-    once) and how many content words it has: words with a BM25 term, not routing words,
+    """The question's content words the collection never contains (:func:`held`; question
+    order, each once) and how many content words it has: words with a BM25 term, not routing words,
     not document names, no strengths, doses or versions."""
     res = ctx.turn.resolution
     named = {i for start, end in (res.spans if res is not None else ()) for i in range(start, end)}
@@ -39,7 +39,15 @@ def absent_words(ctx: RuleContext) -> tuple[list[str], int]:
         if i in named or w in routing or w.isdigit() or quantity_word(w) or not lexical.terms(w):
             continue
         words.setdefault(w, None)
-    return [w for w in words if w not in ctx.stats.words], len(words)
+    return [w for w in words if not held(ctx, w)], len(words)
+
+
+def held(ctx: RuleContext, word: str) -> bool:
+    """Whether the collection holds ``word``: verbatim, or one of its BM25 terms (stemmed:
+    "documents" is held by a corpus that writes "document")."""
+    if word in ctx.stats.words:
+        return True
+    return any(ctx.stats.df.get(t, 0) for t in ctx.words.lexical.terms(word))
 
 
 class AbsentWords:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from sectio.retrieve.answerability.context import RuleContext
+from sectio.retrieve.answerability.rules.absent import held
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
 from sectio.retrieve.answerability.weigh import strong_evidence
 from sectio.retrieve.text import tokens
@@ -73,7 +74,7 @@ class ClassSubject:
         ]
         if not subject:
             return None
-        missing = [w for w in subject if w not in ctx.stats.words]
+        missing = [w for w in subject if not held(ctx, w)]
         documents = ctx.settings.subject == "document" and ctx.subjects is not None
         if not missing and is_class and documents and ctx.subjects is not None:
             about = ctx.subjects.about_docs(e.doc_id for e in ctx.outcome.evidence)
