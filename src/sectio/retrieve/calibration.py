@@ -390,9 +390,12 @@ def refresh_collection(host: CalibrationHost, name: str) -> None:
     """Store the calibration of every tenant of collection ``name`` whose stored one is
     missing or stale (:func:`refresh_tenants`): the one call a write of a collection ends
     with (``Sectio.ingest``; upsert, delete and sync the same). Opens the collection for
-    the measure and closes it again (the writer released it before writing)."""
+    the measure and closes it again (the writer released it before writing); a backend
+    that keeps no folder for it (a Qdrant server) stores nothing, so nothing is measured."""
     coll = open_collection(host.backend, name, host.embedder)
     try:
+        if stored_file(coll) is None:  # a backend without a folder: measured at first query
+            return
         tenants = list(coll.manifest.tenants) or [DEFAULT_TENANT]
         guard, embedder = host.tenant_guard, host.embedder
         refresh_tenants(ReadScope(coll, t, guard, EvidencePolicy(), embedder) for t in tenants)
