@@ -58,6 +58,8 @@ class AbsentWords:
     def check(self, ctx: RuleContext) -> Verdict | None:
         if ctx.settings.subject != "terms" or not ctx.ranked or ctx.named is not None:
             return None
+        if not ctx.asks:
+            return None
         absent, total = absent_words(ctx)
         if len(absent) < ABSENT_MIN or len(absent) < ABSENT_SHARE * total:
             return None

@@ -25,7 +25,9 @@ floor: a page's summary can miss what one of its passages answers).
 The rules run on every ranked route, not only the docs planner's: a
 collection of any profile gets the same headings, unknown names, guest
 names and margins (the page catalog exists only where a docs collection
-built one). Where documents are the subjects (``subject = "document"``) the
+built one), on the docs planner's route and on questions
+(:attr:`~sectio.retrieve.answerability.context.RuleContext.asks`: a claim to
+check names genes and species in capitals, none of them a guest). Where documents are the subjects (``subject = "document"``) the
 ``subject`` rule reads other names from where documents list them, which
 capitals only guess at: no guest names there ("GERD" is a condition the
 drug labels mention rarely, not another product).
@@ -75,7 +77,7 @@ class Planner:
 
     def check(self, ctx: RuleContext) -> Verdict | None:
         outcome, dense_floor = ctx.outcome, ctx.dense_floor
-        if not ctx.ranked or dense_floor is None or not outcome.evidence:
+        if not ctx.ranked or not ctx.asks or dense_floor is None or not outcome.evidence:
             return None
         cfg, signals, thresholds, terms = ctx.settings, ctx.signals, ctx.thresholds, ctx.terms
         if tokens(plain_words(ctx.question)) in ctx.stats.headings:

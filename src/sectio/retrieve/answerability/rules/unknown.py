@@ -3,7 +3,8 @@
 A ranked route (not the docs planner's, whose rules read the collection's
 headings first: :mod:`~sectio.retrieve.answerability.rules.planner`) whose
 question holds a name-like word the collection never contains, and that the
-weighing (:mod:`~sectio.retrieve.answerability.weigh`) leaves standing:
+weighing (:mod:`~sectio.retrieve.answerability.weigh`) leaves standing, in a
+question (:attr:`~sectio.retrieve.answerability.context.RuleContext.asks`):
 ``subject_not_in_corpus``, ``uncovered`` naming the words.
 """
 
@@ -19,7 +20,7 @@ class UnknownName:
     name = "unknown_name"
 
     def check(self, ctx: RuleContext) -> Verdict | None:
-        if not ctx.ranked or ctx.outcome.route == PLANNER_ROUTE:
+        if not ctx.ranked or ctx.outcome.route == PLANNER_ROUTE or not ctx.asks:
             return None
         kept = ctx.unweighed
         return ctx.decide(self.name, SUBJECT_NOT_IN_CORPUS, kept) if kept else None
