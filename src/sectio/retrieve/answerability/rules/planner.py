@@ -27,10 +27,11 @@ collection of any profile gets the same headings, unknown names, guest
 names and margins (the page catalog exists only where a docs collection
 built one), on the docs planner's route and on questions
 (:attr:`~sectio.retrieve.answerability.context.RuleContext.asks`: a claim to
-check names genes and species in capitals, none of them a guest). Where documents are the subjects (``subject = "document"``) the
-``subject`` rule reads other names from where documents list them, which
-capitals only guess at: no guest names there ("GERD" is a condition the
-drug labels mention rarely, not another product).
+check names genes and species in capitals, none of them a guest). Where
+documents are the subjects (``subject = "document"``) the ``subject`` rule
+reads other names from where documents list them, which capitals only guess
+at: no guest names there ("GERD" is a condition the drug labels mention
+rarely, not another product).
 """
 
 from __future__ import annotations
