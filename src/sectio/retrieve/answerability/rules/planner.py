@@ -6,7 +6,9 @@ collection is about one product; a question about another one ("What is
 Istio?", "How do I rename a Flux Kustomization?") still finds its words here,
 so coverage says little. In order: a question that is word for word one of
 the collection's section headings passes (it names that section, as a FAQ
-heading does); an unknown name (a name-like word the collection never
+heading does), and so does one that names a heading of three words or more,
+or a two-word one written as one identifier ("keyring.enabled"), inside
+itself (:func:`names_heading`); an unknown name (a name-like word the collection never
 contains) abstains unless weighed out (see
 :mod:`~sectio.retrieve.answerability.weigh`); a *guest name* (a word written with a capital that the
 collection mentions in at most ``guest_share`` of its chunks: another product
@@ -36,6 +38,7 @@ rarely, not another product).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from sectio.contract.result import Evidence
@@ -81,8 +84,9 @@ class Planner:
         if not ctx.ranked or not ctx.asks or dense_floor is None or not outcome.evidence:
             return None
         cfg, signals, thresholds, terms = ctx.settings, ctx.signals, ctx.thresholds, ctx.terms
-        if tokens(plain_words(ctx.question)) in ctx.stats.headings:
-            return ctx.decide("named_heading", None)  # the question is a heading of the collection
+        words = tokens(plain_words(ctx.question))
+        if words in ctx.stats.headings or names_heading(ctx.question, words, ctx.stats.headings):
+            return ctx.decide("named_heading", None)  # the question names a heading
         if ctx.unweighed:
             return ctx.decide("unknown_name", SUBJECT_NOT_IN_CORPUS, ctx.unweighed)
         limit = max(1, int(cfg.guest_share * ctx.stats.chunks))
@@ -122,6 +126,42 @@ class Planner:
         if ctx.best >= strong:  # passages this close answer it, whatever page they are on
             return None
         return ctx.decide("catalog", WEAK_EVIDENCE)
+
+
+#: The fewest words of a heading a question may name inside a longer question; one of two
+#: words counts only written as one identifier ("keyring.enabled", "max-workers").
+HEADING_WORDS = 3
+
+
+def names_heading(
+    question: str, words: tuple[str, ...], headings: frozenset[tuple[str, ...]]
+) -> bool:
+    """Whether ``words`` (the question's) hold, in a row, a heading of :data:`HEADING_WORDS`
+    words or more, or one of two written joined as the question writes a setting
+    ("How does the installer.max-workers setting work?", "keyring.enabled setting").
+    "Flux release cadence and supported versions" does not name "Supported versions".
+
+    Example:
+        >>> hs = frozenset({("installer", "max", "workers"), ("supported", "versions"),
+        ...                 ("keyring", "enabled")})
+        >>> q = "How does the installer.max-workers setting work?"
+        >>> names_heading(q, ("how", "does", "the", "installer", "max", "workers"), hs)
+        True
+        >>> names_heading("keyring.enabled setting", ("keyring", "enabled", "setting"), hs)
+        True
+        >>> names_heading("flux supported versions", ("flux", "supported", "versions"), hs)
+        False
+    """
+    n = len(words)
+    folded = question.casefold()
+    for h in headings:
+        if len(h) < 2 or len(h) > n:
+            continue
+        if not any(words[i : i + len(h)] == h for i in range(n - len(h) + 1)):
+            continue
+        if len(h) >= HEADING_WORDS or re.search(r"[._\-]".join(map(re.escape, h)), folded):
+            return True
+    return False
 
 
 def guest_cosines(
