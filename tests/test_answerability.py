@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -440,6 +441,11 @@ def test_a_question_no_page_is_about_abstains_on_the_catalog_floor(tmp_path: Pat
     rules = {"dense_floor": 0.0, "planner_margin": 0.0, "min_coverage": 0.0}
     sx, _ = _planner_home(tmp_path, catalog_percentile=100.0, **rules)
     with sx:
+        # its words are not the collection's ("battle", "germantown"): absent_words would
+        # decide first; the catalog rule is the one under test here
+        router = sx.router("d")
+        kept = tuple(r for r in router.judge.rules if r.name != "absent_words")
+        router.judge = replace(router.judge, rules=kept)
         off = sx.ask(unrelated, collection="d", tenant="default")
         on = sx.ask("Which users can access projects?", collection="d", tenant="default")
     ans = off.details["answerability"]
@@ -498,3 +504,41 @@ def test_a_stopword_title_names_nothing_and_unknown_terms_leave_coverage(tmp_pat
     # "passeriformes" is in no abstract: no evidence could hold it, so coverage leaves it out
     assert signals["unknown"] == ["passeriformes"] and signals["coverage"] == 1.0
     assert result.decision != "ABSTAIN" and result.evidence[0].doc_id == "d2"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "amoxicillin 40mg what is it for",
+        "azithromycin 40mcg what is it for",
+        "what does azithromycin 1gm cure?",
+        "is levothyroxine addictive?",
+        "how is azithromycin dispensed",
+        "furosemide 40mcg what is it doe",
+    ],
+)
+def test_a_strength_dose_or_verb_after_the_name_is_still_that_drug(
+    labels: Sectio, question: str
+) -> None:
+    result = labels.ask(question, collection="demo", tenant="default")
+    assert result.decision != "ABSTAIN", result.details["answerability"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("what type of drug is ecstasy", "ecstasy"),
+        ("what type of drug is marijuana", "marijuana"),
+        ("what is normal saline", "saline"),
+    ],
+)
+def test_a_class_question_about_a_substance_no_label_holds_abstains(
+    labels: Sectio, question: str, word: str
+) -> None:
+    result = labels.ask(question, collection="demo", tenant="default")
+    assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    report = result.details["answerability"]
+    assert report["signals"]["rule"] == "class_subject" and report["uncovered"] == [word]
+    assert report["closest_documents"]  # what the corpus does cover

@@ -50,8 +50,12 @@ def test_each_engine_registers_its_chain() -> None:
         "named_document",
         "lookup_keyword",
         "measure",
+        "unknown_name",
+        "class_subject",
+        "absent_words",
         "subject",
         "coverage",
+        "planner",
         "dense",
         "rerank",
     ]

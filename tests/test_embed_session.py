@@ -119,13 +119,15 @@ def test_a_cold_ask_reads_the_calibration_bank_from_the_home(tmp_path: Path) -> 
         ],
     )
     settings = Settings(home=tmp_path / "home", embedder="fake")
-    with Sectio(settings, embedder=_PrefixedQueries()) as s:
-        s.ingest(corpus)
+    loader = _PrefixedQueries()
+    with Sectio(settings, embedder=loader) as s:
+        s.ingest(corpus)  # the calibration is measured here and stored with the collection
+    assert [len(b) for b in loader.batches] == [len(bank())]
     question = "is stomach bleeding common"  # no document named: ranked search, calibrated
     first = _PrefixedQueries()
     with Sectio(settings, embedder=first) as s:
         assert s.ask(question).details["answerability"]["thresholds"]["dense_floor"] is not None
-    assert [len(b) for b in first.batches] == [len(bank())]
+    assert first.batches == []  # the stored calibration: no bank to embed at all
     again = _PrefixedQueries()
     with Sectio(settings, embedder=again) as s:
         s.ask(question)

@@ -229,9 +229,10 @@ class Sectio(DocumentsFacade):
         with self.backend.writing(collection, "ingest", size):
             from sectio.ingest.journal import settle
             from sectio.ingest.loader import load_records
+            from sectio.retrieve.calibration import refresh_collection
 
             settle(self.backend, collection)  # an interrupted write, finished or undone first
-            return load_records(
+            report = load_records(
                 self.backend,
                 collection,
                 result.records,
@@ -246,6 +247,8 @@ class Sectio(DocumentsFacade):
                 detected=result.detected,
                 clock=clock,
             )
+            refresh_collection(self, collection)  # answerability calibration, stored
+            return report
 
     def _read(
         self,
@@ -809,6 +812,18 @@ class Sectio(DocumentsFacade):
         from sectio.retrieve.learned.report import learned_summary
 
         return learned_summary(self.collection(collection), tenant, self.tenant_guard)
+
+    def thresholds(self, collection: str) -> dict[str, Any]:
+        """The answerability thresholds of every tenant of ``collection``, from the stored
+        calibration (:func:`sectio.retrieve.calibration.thresholds_summary`; nothing is
+        measured).
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        from sectio.retrieve.calibration import thresholds_summary
+
+        return thresholds_summary(self.collection(collection))
 
     def draft_profile(
         self,

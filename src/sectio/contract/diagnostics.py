@@ -255,6 +255,7 @@ class Signals(Facts):
     document_named: str | None
     terms: dict[str, float] | None = None
     unknown: list[str] | None = None
+    weighed: list[str] | None = None
     coverage: float | None = None
     best_dense: float | None = None
     other_subjects: list[str] | None = None
@@ -275,6 +276,9 @@ class Thresholds(Facts):
     planner_floor: float | None = None
     guest_floor: float | None = None
     catalog_floor: float | None = None
+    strong_floor: float | None = None
+    catalog_strong_floor: float | None = None
+    strong_coverage: float | None = None
     rerank_floor: float | None = None
 
 

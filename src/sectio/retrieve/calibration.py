@@ -10,6 +10,15 @@ is the ``percentile`` (profile ``[answerability] calibration_percentile``) of
 those cosines. Evidence whose best cosine is at or under it is no closer to
 the question than unrelated questions get to this corpus.
 
+The cosines are measured once per tenant and collection version, at ingest
+(:func:`refresh`, called where a write of a tenant ends), and stored beside
+the collection's manifest (``calibration.json`` in its version folder on
+Qdrant Edge), keyed by tenant and by a digest of the tenant's corpus (its
+``corpus_sha256``) and the model: a stale or missing entry (a collection
+written before, a restored snapshot, a server collection) is measured again
+when a query first needs it and kept in memory. The same stored cosines
+serve every profile: a profile chooses its percentiles, never the model.
+
 Example:
     >>> len(bank()) == 256 and all(q.strip() for q in bank())
     True
@@ -17,18 +26,27 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import logging
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
 from sectio import telemetry
-from sectio.index.collection import Collection
-from sectio.index.filters import Where
-from sectio.index.port import StoredPoint
+from sectio._files import write_json_atomic
+from sectio.contract.layers import Layer
+from sectio.embed.cache import CachedEmbedder
+from sectio.index.collection import Collection, open_collection
+from sectio.index.filters import Eq, Where, tenant_where
+from sectio.index.port import IndexBackend, StoredPoint
 from sectio.retrieve.fusion import FusionParams
+from sectio.retrieve.policy import EvidencePolicy
+from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.scan import prose_where
 from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.search import lexical_query, lexical_top
@@ -62,9 +80,146 @@ def dense_floor(scope: ReadScope, percentile: float, where: Where | None = None)
     """The ``percentile`` of the bank's best cosines in this collection (see the module doc).
 
     ``where``: the points to read (default: the tenant's prose chunks); a docs
-    collection's document catalog (layer D1) has a floor of its own.
+    collection's document catalog (layer D1, :func:`catalog_where`) has a floor
+    of its own. Both read the tenant's stored calibration (:func:`tenant_calibration`);
+    any other ``where`` is measured on the spot.
     """
-    return float(np.percentile(best_cosines(scope, where=where), percentile))
+    if where is None or where == prose_where(scope.tenant):
+        cosines: Sequence[float] = tenant_calibration(scope).prose
+    elif where == catalog_where(scope.tenant):
+        cosines = tenant_calibration(scope).catalog
+    else:
+        cosines = best_cosines(scope, where=where)
+    return float(np.percentile(cosines, percentile)) if cosines else 0.0
+
+
+def catalog_where(tenant: str) -> Where:
+    """The tenant's document catalog entries (layer D1: one per page of a docs collection)."""
+    return tenant_where(tenant, Eq("layer", Layer.D1_DOCUMENT_CATALOG.value))
+
+
+#: The stored calibration's file, beside the manifest in a collection's version folder.
+CALIBRATION_FILE = "calibration.json"
+#: Its format number (another one is measured again).
+CALIBRATION_FORMAT = 1
+#: The tenant of a collection written before per-tenant corpora (its manifest lists none).
+DEFAULT_TENANT = "default"
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TenantCalibration:
+    """What unrelated questions reach in one tenant of a collection: each bank question's
+    best cosine among its prose chunks (``prose``) and among its catalog entries
+    (``catalog``; empty without a catalog), for the corpus ``digest`` names.
+
+    Example:
+        >>> cal = TenantCalibration("d", (0.1, 0.3), ())
+        >>> cal.floor(50), cal.floor(50, catalog=True), cal.as_dict()["source"]
+        (0.2, None, 'measured')
+    """
+
+    digest: str
+    prose: tuple[float, ...]
+    catalog: tuple[float, ...]
+    source: str = "measured"
+
+    def floor(self, percentile: float, *, catalog: bool = False) -> float | None:
+        """The ``percentile`` of the prose (or catalog) cosines; None when there are none."""
+        values = self.catalog if catalog else self.prose
+        return round(float(np.percentile(values, percentile)), 4) if values else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "digest": self.digest,
+            "prose": [round(c, 5) for c in self.prose],
+            "catalog": [round(c, 5) for c in self.catalog],
+            "source": self.source,
+        }
+
+
+def tenant_digest(collection: Collection, tenant: str) -> str:
+    """What a stored calibration of ``tenant`` is valid for: its corpus sha256 (the
+    collection's for a collection without per-tenant corpora), the model and the bank."""
+    manifest = collection.manifest
+    entry = manifest.tenants.get(tenant) or {}
+    corpus = str(entry.get("corpus_sha256") or manifest.corpus_sha256)
+    return f"{corpus}:{manifest.model_id}:{len(bank())}"
+
+
+def measure(scope: ReadScope) -> TenantCalibration:
+    """Measure ``scope``'s tenant: the bank against its prose chunks and its catalog
+    (256 embeddings, cached, and up to 512 dense searches)."""
+    prose = best_cosines(scope)
+    where = catalog_where(scope.tenant)
+    has_catalog = bool(scope.index.count(where))
+    catalog = best_cosines(scope, where=where) if has_catalog else []
+    return TenantCalibration(
+        tenant_digest(scope.collection, scope.tenant), tuple(prose), tuple(catalog)
+    )
+
+
+def stored_file(collection: Collection) -> Path | None:
+    """Where ``collection``'s calibration is stored (None: its backend keeps no folder)."""
+    folder = getattr(collection.index, "count_record", None)
+    return Path(folder) / CALIBRATION_FILE if isinstance(folder, Path) else None
+
+
+def read_stored(path: Path | None) -> dict[str, TenantCalibration]:
+    """The stored calibrations by tenant ({} for none, another format or an unreadable file)."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        if data.get("format") != CALIBRATION_FORMAT:
+            return {}
+        return {
+            t: TenantCalibration(str(v["digest"]), tuple(v["prose"]), tuple(v["catalog"]), "stored")
+            for t, v in data.get("tenants", {}).items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        log.debug("calibration %s unreadable: %s", path, exc)
+        return {}
+
+
+def refresh(scope: ReadScope) -> TenantCalibration:
+    """Measure ``scope``'s tenant again and store it with the collection (the hook every
+    write of a tenant ends with: ingest, upsert, delete, sync). An unwritable store
+    (read-only, a server collection) keeps nothing: queries measure on first need."""
+    cal = measure(scope)
+    path = stored_file(scope.collection)
+    if path is not None:
+        tenants = {t: c.as_dict() for t, c in read_stored(path).items()}
+        tenants[scope.tenant] = cal.as_dict()
+        try:
+            write_json_atomic(path, {"format": CALIBRATION_FORMAT, "tenants": tenants})
+        except OSError as exc:
+            log.debug("calibration not stored at %s: %s", path, exc)
+    return cal
+
+
+def refresh_tenants(scopes: Iterable[ReadScope]) -> None:
+    """:func:`refresh` each scope's tenant whose stored calibration is missing or stale."""
+    for scope in scopes:
+        stored = read_stored(stored_file(scope.collection)).get(scope.tenant)
+        if stored is None or stored.digest != tenant_digest(scope.collection, scope.tenant):
+            refresh(scope)
+
+
+def tenant_calibration(scope: ReadScope) -> TenantCalibration:
+    """``scope``'s tenant's calibration: the stored one when its digest is current, else
+    measured now (kept on the open collection object, so once per process and version)."""
+    memo: dict[str, TenantCalibration] = scope.collection.__dict__.setdefault(
+        "_answerability_calibration", {}
+    )
+    digest = tenant_digest(scope.collection, scope.tenant)
+    hit = memo.get(scope.tenant)
+    if hit is None or hit.digest != digest:
+        hit = read_stored(stored_file(scope.collection)).get(scope.tenant)
+        if hit is None or hit.digest != digest:
+            hit = measure(scope)
+        memo[scope.tenant] = hit
+    return hit
 
 
 #: The span of a calibration (its engine queries are its children, not a call's).
@@ -217,3 +372,75 @@ class FusionCalibration:
             hit = (scope.collection, self.base.calibrated(reliability.ratio), reliability)
             self._cache[key] = hit
         return hit[1], hit[2]
+
+
+class CalibrationHost(Protocol):
+    """What :func:`refresh_collection` reads of an engine (:class:`sectio.Sectio` is one)."""
+
+    @property
+    def backend(self) -> IndexBackend: ...
+
+    @property
+    def embedder(self) -> CachedEmbedder: ...
+
+    tenant_guard: TenantGuard
+
+
+def refresh_collection(host: CalibrationHost, name: str) -> None:
+    """Store the calibration of every tenant of collection ``name`` whose stored one is
+    missing or stale (:func:`refresh_tenants`): the one call a write of a collection ends
+    with (``Sectio.ingest``; upsert, delete and sync the same). Opens the collection for
+    the measure and closes it again (the writer released it before writing); a backend
+    that keeps no folder for it (a Qdrant server) stores nothing, so nothing is measured."""
+    coll = open_collection(host.backend, name, host.embedder)
+    try:
+        if stored_file(coll) is None:  # a backend without a folder: measured at first query
+            return
+        tenants = list(coll.manifest.tenants) or [DEFAULT_TENANT]
+        guard, embedder = host.tenant_guard, host.embedder
+        refresh_tenants(ReadScope(coll, t, guard, EvidencePolicy(), embedder) for t in tenants)
+    finally:
+        coll.close()
+
+
+def thresholds_summary(collection: Collection) -> dict[str, Any]:
+    """The answerability thresholds of every tenant of ``collection`` as ``sectio info``
+    shows them, from the stored calibration (nothing is measured: a tenant without a
+    current one says so, and its first query measures it).
+
+    ``{"settings": {...}, "tenants": {tenant: {"source", "dense_floor", "margin_floor",
+    "strong_floor", "catalog_floor"}}}``; floors None where there is nothing to read.
+    """
+    from sectio.retrieve.answerability.weigh import STRONG_MARGIN
+
+    cfg = collection.profile.answerability
+    stored = read_stored(stored_file(collection))
+    tenants: dict[str, Any] = {}
+    for tenant in list(collection.manifest.tenants) or [DEFAULT_TENANT]:
+        cal = stored.get(tenant)
+        if cal is None or cal.digest != tenant_digest(collection, tenant):
+            tenants[tenant] = {"source": "not stored: measured at its first query"}
+            continue
+        floor = (
+            cfg.dense_floor
+            if cfg.dense_floor is not None
+            else cal.floor(cfg.calibration_percentile)
+        )
+        pct = cfg.catalog_percentile
+        tenants[tenant] = {
+            "source": "fixed by the profile" if cfg.dense_floor is not None else "stored",
+            "dense_floor": floor,
+            "margin_floor": None if floor is None else round(floor + cfg.planner_margin, 4),
+            "strong_floor": None if floor is None else round(floor + STRONG_MARGIN, 4),
+            "catalog_floor": None if pct is None else cal.floor(pct, catalog=True),
+        }
+    settings = {
+        "min_coverage": cfg.min_coverage,
+        "calibration_percentile": cfg.calibration_percentile,
+        "planner_margin": cfg.planner_margin,
+        "guest_margin": cfg.guest_margin,
+        "strong_margin": STRONG_MARGIN,
+        "catalog_percentile": cfg.catalog_percentile,
+        "subject": cfg.subject,
+    }
+    return {"settings": settings, "tenants": tenants}

@@ -23,7 +23,7 @@ from typing import Any
 from sectio.contract.result import Evidence
 from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.text import tokens
-from sectio.retrieve.words import plain_words
+from sectio.retrieve.words import plain_words, quantity_word
 
 #: A word in the subject sections of more than this share of documents names a class.
 CLASS_SHARE = 0.15
@@ -112,7 +112,9 @@ def salient_terms(
     "medicine", "treatments": they name no subject), the words inside
     ``spans`` (the resolved document names) and common words the collection
     never contains (``common``: a whole word of the model's vocabulary) are
-    left out; a word is kept once.
+    left out; a word is kept once. Strengths, doses, units, version parts and
+    dosage forms ("40mg", "v3", "tablets": :func:`quantity_word`) read as common
+    words: never a name, so never a subject by themselves.
     """
     named = {i for start, end in spans for i in range(start, end)}
     out: list[Term] = []
@@ -125,7 +127,7 @@ def salient_terms(
         if not ids or ids <= generic:
             continue
         df = max(stats.df.get(t, 0) for t in ids)
-        is_common = common(word)
+        is_common = common(word) or quantity_word(word)
         if df == 0 and is_common:
             continue
         out.append(Term(word, ids, df, stats.idf_of(df), name_like=not is_common))

@@ -48,9 +48,9 @@ def capitalised_words(question: str) -> list[str]:
     return [p.lower() for w in words[1:] for p in w.split("-") if p[:1].isupper()]
 
 
-#: Endings of inflected words ("meds", "thinners", "blurry", "blockers"): a common stem
-#: plus one of them is a common word, not a name.
-INFLECTIONS = ("ing", "ers", "es", "ed", "ry", "s", "y")
+#: Endings of inflected and derived words ("meds", "thinners", "blurry", "blockers",
+#: "addictive", "dispensed"): a common stem plus one of them is a common word, not a name.
+INFLECTIONS = ("ing", "ers", "es", "ed", "ry", "ive", "ly", "ness", "ment", "s", "y", "d")
 #: The shortest half of a compound of two common words ("heartburn", "bedtime").
 COMPOUND_PART = 4
 
@@ -89,3 +89,126 @@ def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
         )
 
     return common
+
+
+#: Units a strength, dose or amount is written in ("40mg", "1gm", "5 ml", "500 iu").
+UNITS = frozenset(
+    {
+        "mg",
+        "mcg",
+        "ug",
+        "µg",
+        "g",
+        "gm",
+        "gms",
+        "gram",
+        "grams",
+        "kg",
+        "ml",
+        "l",
+        "iu",
+        "units",
+        "unit",
+        "meq",
+        "mmol",
+        "mol",
+        "mg/ml",
+        "mgs",
+        "mcgs",
+        "cc",
+        "oz",
+        "tsp",
+        "tbsp",
+        "drops",
+        "puffs",
+        "hr",
+        "hrs",
+        "h",
+    }
+)
+#: Dosage forms and release tags: what a product is made as, never which product.
+DOSAGE_FORMS = frozenset(
+    {
+        "tablet",
+        "tablets",
+        "tab",
+        "tabs",
+        "capsule",
+        "capsules",
+        "cap",
+        "caps",
+        "pill",
+        "pills",
+        "caplet",
+        "caplets",
+        "softgel",
+        "softgels",
+        "injection",
+        "injections",
+        "injectable",
+        "shot",
+        "shots",
+        "syrup",
+        "elixir",
+        "suspension",
+        "solution",
+        "cream",
+        "ointment",
+        "gel",
+        "lotion",
+        "patch",
+        "patches",
+        "spray",
+        "inhaler",
+        "drops",
+        "suppository",
+        "suppositories",
+        "powder",
+        "lozenge",
+        "er",
+        "xr",
+        "sr",
+        "dr",
+        "cr",
+        "xl",
+        "ir",
+        "la",
+        "od",
+        "ec",
+        "dispersible",
+        "chewable",
+    }
+)
+_AMOUNT = re.compile(r"\d+(?:[.,]\d+)?([a-zµ/%]*)")
+#: A version part as :func:`~sectio.retrieve.text.tokens` cuts "v3.5", "1.3.0-rc4".
+_VERSION = re.compile(r"v\d+|(?:rc|alpha|beta|pre|dev|post|patch)\d+|\d+x")
+
+
+def quantity_word(word: str) -> bool:
+    """Whether ``word`` (one normalized token) is a strength, dose, unit, version part or
+    dosage form: words that never say *which* subject a question is about.
+
+    Example:
+        >>> words = ("40mg", "1gm", "mcg", "v3", "rc4", "2", "tablets", "xr", "ifit1", "beta")
+        >>> [quantity_word(w) for w in words]
+        [True, True, True, True, True, True, True, True, False, False]
+    """
+    if word in UNITS or word in DOSAGE_FORMS or _VERSION.fullmatch(word):
+        return True
+    amount = _AMOUNT.fullmatch(word)
+    return amount is not None and (not amount.group(1) or amount.group(1) in UNITS)
+
+
+#: Endings of verb and adjective forms ("dispensed", "addictive", "swallowing", "safely").
+_VERB_FORM = re.compile(r"[a-z]{4,}(?:ed|ing|ive|ly|able|ible)")
+
+
+def verb_form(word: str) -> bool:
+    """Whether ``word`` reads as a verb or adjective form (a word written after a product's
+    name that says what happens to it, not which product).
+
+    Example:
+        >>> [verb_form(w) for w in ("dispensed", "addictive", "swallowing", "clavulanic", "xr")]
+        [True, True, True, False, False]
+    """
+    return _VERB_FORM.fullmatch(word) is not None

@@ -56,7 +56,8 @@ def print_result(result: RetrievalResult) -> None:
 def abstention_lines(result: RetrievalResult) -> list[str]:
     """Why an ``ABSTAIN`` abstained, for a person (``details.answerability`` has it all).
 
-    In order: the rule that decided and what the evidence does not cover, the
+    In order: the rule that decided, the measure and threshold it missed and
+    what the evidence does not cover (:func:`~sectio.retrieve.answerability.explain.why`), the
     brands read as medicines the collection holds no label of, a combination
     product the question names by its ingredients, and the closest documents
     (what the collection does cover). Nothing for other decisions.
@@ -64,9 +65,9 @@ def abstention_lines(result: RetrievalResult) -> list[str]:
     ans = result.details.answerability
     if result.decision != "ABSTAIN" or ans is None:
         return []
-    uncovered = ans.uncovered
-    rule = ans.signals.rule
-    lines = [f"  rule {rule}" + (f": not covered: {', '.join(uncovered)}" if uncovered else "")]
+    from sectio.retrieve.answerability.explain import why
+
+    lines = [f"  {why(ans)}"]
     brands = [b.read_as for b in ans.brands_not_in_collection]
     if brands:
         lines.append(f"  no document of: {', '.join(brands)}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from sectio.cli.base import Context, cli, emit_json, json_option, pass_state
@@ -18,6 +20,7 @@ def info(state: Context, collection: str | None, as_json: bool) -> None:
     data = state.sectio.info(collection)
     if collection is not None and data["collections"] and data["collections"][0]["manifest"]:
         data["collections"][0]["learned"] = state.sectio.learned(collection, tenant="default")
+        data["collections"][0]["answerability"] = state.sectio.thresholds(collection)
     if as_json:
         emit_json(data)
         return
@@ -42,6 +45,36 @@ def info(state: Context, collection: str | None, as_json: bool) -> None:
         elif c["manifest"] is None:
             click.echo("  warning: no manifest: every query refuses it")
         _learned_lines(c.get("learned"))
+        _threshold_lines(c.get("answerability"))
+
+
+def _threshold_lines(summary: dict[str, Any] | None) -> None:
+    """The answerability thresholds per tenant (``-c NAME`` only): the calibrated dense
+    floor, the floor with the ranked routes' margin, the strong floor that lets an unknown
+    word pass, and the docs catalog floor."""
+    if not summary:
+        return
+    cfg = summary["settings"]
+    click.echo(
+        f"  answerability: min coverage {cfg['min_coverage']}, floor = the "
+        f"{cfg['calibration_percentile']:g}th percentile of unrelated questions' best cosines, "
+        f"margin {cfg['planner_margin']}, strong margin {cfg['strong_margin']}"
+    )
+    for tenant, t in summary["tenants"].items():
+        if "dense_floor" not in t:
+            click.echo(f"    {tenant}: {t['source']}")
+            continue
+        floors = ", ".join(
+            f"{name} {t[key]:.4f}"
+            for name, key in (
+                ("dense floor", "dense_floor"),
+                ("with margin", "margin_floor"),
+                ("strong", "strong_floor"),
+                ("catalog", "catalog_floor"),
+            )
+            if t.get(key) is not None
+        )
+        click.echo(f"    {tenant}: {floors} ({t['source']})")
 
 
 def _learned_lines(learned: dict[str, object] | None) -> None:

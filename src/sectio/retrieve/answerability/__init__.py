@@ -45,6 +45,19 @@ Signals (all in ``details.answerability.signals``, thresholds beside them):
   be closer than general-knowledge questions come to the catalog (the
   ``catalog_percentile`` of theirs; ``rule = "catalog"``).
 
+One model for every collection (issue 34): the dense floor and the catalog
+floor are percentiles of cosines measured at ingest and stored with the
+collection (:mod:`sectio.retrieve.calibration`); for questions, on every
+ranked route and every profile, an unknown name is weighed, not vetoed
+(:mod:`~sectio.retrieve.answerability.weigh`: explained by initials the
+evidence writes, or outweighed by a well-covered question at a strong cosine;
+strengths, doses, versions and dosage forms are never names), the planner's
+headings, guest names, margins and catalog apply, a class or definition
+question about what the corpus does not hold abstains (``class_subject``),
+and so does one made mostly of words the collection never contains
+(``absent_words``). Profile settings choose the numbers; domain packs add
+rules before them.
+
 Reasons (stable strings):
 
 * ``subject_not_in_corpus``: the question names something the collection

@@ -18,6 +18,8 @@ from sectio.contract.diagnostics import Signals, Thresholds
 from sectio.contract.profile import AnswerabilitySettings
 from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.answerability.verdict import Verdict
+from sectio.retrieve.answerability.weigh import weigh
+from sectio.retrieve.fusion import is_question
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.stats import SubjectWords, Term, TermStats, coverage, evidence_terms
 from sectio.retrieve.stats import salient_terms as _salient_terms
@@ -131,10 +133,28 @@ class RuleContext:
         """Name-like salient words the collection never contains."""
         return [t.word for t in self.terms if t.unknown_name]
 
+    @functools.cached_property
+    def unweighed(self) -> list[str]:
+        """The unknown names that still carry the question's subject once weighed
+        (:func:`~sectio.retrieve.answerability.weigh.weigh`); the others are in
+        ``signals.weighed``."""
+        kept, weighed = weigh(self)
+        if weighed:
+            self.signals.weighed = weighed
+        return kept
+
     @property
     def best(self) -> float:
         """The evidence's best score (its cosine; 0.0 without evidence)."""
         return max((e.score for e in self.outcome.evidence), default=0.0)
+
+    @property
+    def asks(self) -> bool:
+        """The docs planner's route, or a question (ends with "?" or opens with an asking
+        word): the rules that read a subject (unknown and guest names, margins, absent
+        words) judge questions; a statement to check (a SciFact claim names many genes
+        and species the corpus writes another way) is judged by coverage and the floor."""
+        return self.outcome.route == PLANNER_ROUTE or is_question(self.question)
 
     @property
     def ranked(self) -> bool:

@@ -15,9 +15,15 @@ rule                decides
 ``lookup_keyword``  a lookup that found its phrase word for word passes
 ``exact_seed``      a docs plan that found a page by its exact path passes
 ``measure``         (records the terms, coverage and best cosine)
+``unknown_name``    a ranked route's unknown name, not weighed out, abstains
+``class_subject``   a class or definition question about what the corpus does
+                    not hold abstains ("what type of drug is ecstasy")
+``absent_words``    a question mostly of words the collection never contains
+                    abstains (``subject = "terms"``)
 ``subject``         another subject named (``subject = "document"``) abstains
 ``coverage``        too little of the salient-term weight covered abstains
-``planner``         the docs planner's headings, names, guests and catalog
+``planner``         headings, names, guests, margins and a docs catalog (every
+                    ranked route)
 ``dense``           a best cosine at or under the calibrated floor abstains
 ``rerank``          a reranked top score under ``rerank_floor`` abstains
 ==================  ==========================================================
@@ -28,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sectio.retrieve.answerability.context import Rule
+from sectio.retrieve.answerability.rules.absent import AbsentWords
+from sectio.retrieve.answerability.rules.category import ClassSubject
 from sectio.retrieve.answerability.rules.coverage import Coverage
 from sectio.retrieve.answerability.rules.dense import DenseFloor
 from sectio.retrieve.answerability.rules.lookup import LookupKeyword
@@ -36,6 +44,7 @@ from sectio.retrieve.answerability.rules.named import CompoundName, NamedDocumen
 from sectio.retrieve.answerability.rules.planner import ExactSeed, Planner
 from sectio.retrieve.answerability.rules.rerank import RerankFloor
 from sectio.retrieve.answerability.rules.subject import Subject
+from sectio.retrieve.answerability.rules.unknown import UnknownName
 
 
 def section_rules() -> tuple[Rule, ...]:
@@ -45,8 +54,12 @@ def section_rules() -> tuple[Rule, ...]:
         NamedDocument(),
         LookupKeyword(),
         Measure(),
+        UnknownName(),
+        ClassSubject(),
+        AbsentWords(),
         Subject(),
         Coverage(),
+        Planner(),
         DenseFloor(),
         RerankFloor(),
     )
@@ -54,10 +67,8 @@ def section_rules() -> tuple[Rule, ...]:
 
 def docs_rules() -> tuple[Rule, ...]:
     """The docs planner's chain (``engine = "docs_planner"``): the section router's, with
-    ``exact_seed`` before the measures and the ``planner`` rules before ``dense``."""
-    return with_rules_before(
-        with_rules_before(section_rules(), "measure", [ExactSeed()]), "dense", [Planner()]
-    )
+    ``exact_seed`` before the measures."""
+    return with_rules_before(section_rules(), "measure", [ExactSeed()])
 
 
 def with_rules_before(chain: Sequence[Rule], name: str, rules: Sequence[Rule]) -> tuple[Rule, ...]:
@@ -67,6 +78,8 @@ def with_rules_before(chain: Sequence[Rule], name: str, rules: Sequence[Rule]) -
 
 
 __all__ = [
+    "AbsentWords",
+    "ClassSubject",
     "CompoundName",
     "Coverage",
     "DenseFloor",
@@ -77,6 +90,7 @@ __all__ = [
     "Planner",
     "RerankFloor",
     "Subject",
+    "UnknownName",
     "docs_rules",
     "section_rules",
     "with_rules_before",

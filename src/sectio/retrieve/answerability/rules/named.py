@@ -15,11 +15,14 @@ from sectio.retrieve.answerability.context import RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
 from sectio.retrieve.routes.base import Turn
 from sectio.retrieve.text import tokens
+from sectio.retrieve.words import quantity_word, verb_form
 
 
 class CompoundName:
     """``compound_name``: the word written right after a document's name is a name the
-    collection never contains (a space, hyphen, slash or plus between)."""
+    collection never contains (a space, hyphen, slash or plus between); a strength, dose,
+    version or dosage form there ("amoxicillin 40mg"), or a verb or adjective form
+    ("azithromycin dispensed"), names no other product."""
 
     name = "compound_name"
 
@@ -31,6 +34,8 @@ class CompoundName:
             w
             for w in compound_name(ctx.turn)
             if w not in ctx.stats.words
+            and not quantity_word(w)
+            and not verb_form(w)
             and w not in words.routing
             and words.lexical.terms(w)
             and not words.common(w)

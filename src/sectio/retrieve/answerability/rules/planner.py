@@ -6,8 +6,11 @@ collection is about one product; a question about another one ("What is
 Istio?", "How do I rename a Flux Kustomization?") still finds its words here,
 so coverage says little. In order: a question that is word for word one of
 the collection's section headings passes (it names that section, as a FAQ
-heading does); an unknown name (a name-like word the collection never
-contains) abstains; a *guest name* (a word written with a capital that the
+heading does), and so does one that names a heading of three words or more,
+or a two-word one written as one identifier ("keyring.enabled"), inside
+itself (:func:`names_heading`); an unknown name (a name-like word the collection never
+contains) abstains unless weighed out (see
+:mod:`~sectio.retrieve.answerability.weigh`); a *guest name* (a word written with a capital that the
 collection mentions in at most ``guest_share`` of its chunks: another product
 it mentions in passing) needs evidence at least ``guest_margin`` above the
 calibrated floor, and that close evidence must name each guest (a close page
@@ -16,16 +19,32 @@ evidence ``planner_margin`` above it. Last, a question whose closest page
 (its best cosine among the page catalog entries) is no closer than
 general-knowledge questions come to the catalog is about no page
 (``rule = "catalog"``): evidence passages can share a question's words
-("Docker Desktop", "Istio") where no page is about its subject.
+("Docker Desktop", "Istio") where no page is about its subject; unless a
+passage is strong evidence itself (its cosine
+:data:`~sectio.retrieve.answerability.weigh.CATALOG_STRONG_MARGIN` over the
+floor: a page's summary can miss what one of its passages answers).
+
+The rules run on every ranked route, not only the docs planner's: a
+collection of any profile gets the same headings, unknown names, guest
+names and margins (the page catalog exists only where a docs collection
+built one), on the docs planner's route and on questions
+(:attr:`~sectio.retrieve.answerability.context.RuleContext.asks`: a claim to
+check names genes and species in capitals, none of them a guest). Where
+documents are the subjects (``subject = "document"``) the ``subject`` rule
+reads other names from where documents list them, which capitals only guess
+at: no guest names there ("GERD" is a condition the drug labels mention
+rarely, not another product).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from sectio.contract.result import Evidence
 from sectio.retrieve.answerability.context import PLANNER_ROUTE, RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, WEAK_EVIDENCE, Verdict
+from sectio.retrieve.answerability.weigh import CATALOG_STRONG_MARGIN
 from sectio.retrieve.stats import Term, evidence_terms
 from sectio.retrieve.text import tokens
 from sectio.retrieve.words import capitalised_words, plain_words
@@ -62,19 +81,20 @@ class Planner:
 
     def check(self, ctx: RuleContext) -> Verdict | None:
         outcome, dense_floor = ctx.outcome, ctx.dense_floor
-        if outcome.route != PLANNER_ROUTE or dense_floor is None or not outcome.evidence:
+        if not ctx.ranked or not ctx.asks or dense_floor is None or not outcome.evidence:
             return None
         cfg, signals, thresholds, terms = ctx.settings, ctx.signals, ctx.thresholds, ctx.terms
-        if tokens(plain_words(ctx.question)) in ctx.stats.headings:
-            return ctx.decide("named_heading", None)  # the question is a heading of the collection
-        if ctx.unknown:
-            return ctx.decide("unknown_name", SUBJECT_NOT_IN_CORPUS, ctx.unknown)
+        words = tokens(plain_words(ctx.question))
+        if words in ctx.stats.headings or names_heading(ctx.question, words, ctx.stats.headings):
+            return ctx.decide("named_heading", None)  # the question names a heading
+        if ctx.unweighed:
+            return ctx.decide("unknown_name", SUBJECT_NOT_IN_CORPUS, ctx.unweighed)
         limit = max(1, int(cfg.guest_share * ctx.stats.chunks))
         by_word = {t.word: t for t in terms}
         guests = [
             w
             for w in dict.fromkeys(capitalised_words(ctx.question))
-            if w in by_word and 0 < by_word[w].df <= limit
+            if w in by_word and 0 < by_word[w].df <= limit and cfg.subject != "document"
         ]
         floor = dense_floor + (cfg.guest_margin if guests else cfg.planner_margin)
         signals.guest_names = guests
@@ -100,7 +120,48 @@ class Planner:
         ctx.thresholds.catalog_floor = round(catalog.floor, 4)
         if catalog.best > catalog.floor:
             return None
+        assert ctx.dense_floor is not None  # checked by ``check``
+        strong = ctx.dense_floor + CATALOG_STRONG_MARGIN
+        ctx.thresholds.catalog_strong_floor = round(strong, 4)
+        if ctx.best >= strong:  # passages this close answer it, whatever page they are on
+            return None
         return ctx.decide("catalog", WEAK_EVIDENCE)
+
+
+#: The fewest words of a heading a question may name inside a longer question; one of two
+#: words counts only written as one identifier ("keyring.enabled", "max-workers").
+HEADING_WORDS = 3
+
+
+def names_heading(
+    question: str, words: tuple[str, ...], headings: frozenset[tuple[str, ...]]
+) -> bool:
+    """Whether ``words`` (the question's) hold, in a row, a heading of :data:`HEADING_WORDS`
+    words or more, or one of two written joined as the question writes a setting
+    ("How does the installer.max-workers setting work?", "keyring.enabled setting").
+    "Flux release cadence and supported versions" does not name "Supported versions".
+
+    Example:
+        >>> hs = frozenset({("installer", "max", "workers"), ("supported", "versions"),
+        ...                 ("keyring", "enabled")})
+        >>> q = "How does the installer.max-workers setting work?"
+        >>> names_heading(q, ("how", "does", "the", "installer", "max", "workers"), hs)
+        True
+        >>> names_heading("keyring.enabled setting", ("keyring", "enabled", "setting"), hs)
+        True
+        >>> names_heading("flux supported versions", ("flux", "supported", "versions"), hs)
+        False
+    """
+    n = len(words)
+    folded = question.casefold()
+    for h in headings:
+        if len(h) < 2 or len(h) > n:
+            continue
+        if not any(words[i : i + len(h)] == h for i in range(n - len(h) + 1)):
+            continue
+        if len(h) >= HEADING_WORDS or re.search(r"[._\-]".join(map(re.escape, h)), folded):
+            return True
+    return False
 
 
 def guest_cosines(

@@ -22,7 +22,7 @@ class Subject:
     def check(self, ctx: RuleContext) -> Verdict | None:
         if ctx.settings.subject != "document" or ctx.outcome.route == "lookup":
             return None
-        unknown = ctx.unknown
+        unknown = ctx.unweighed
         foreign = ctx.subjects.foreign(ctx.terms) if ctx.subjects is not None else []
         foreign += [m for m in names_elsewhere(ctx) if m not in {*foreign, *unknown}]
         ctx.signals.other_subjects = foreign

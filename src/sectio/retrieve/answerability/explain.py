@@ -1,0 +1,49 @@
+"""One line that says why a turn abstained: the rule, the measure and the threshold it
+missed, or the words that decided (the CLI's ``ask`` prints it; the playground writes
+the same from ``details.answerability``).
+
+Example:
+    >>> from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
+    >>> report = VerdictReport(answerable=False, reason="weak_evidence",
+    ...     signals=Signals(route="fallback_search", document_named=None, rule="dense",
+    ...                     best_dense=0.21),
+    ...     thresholds=Thresholds(min_coverage=0.5, dense_floor=0.25))
+    >>> why(report)
+    'rule dense: best cosine 0.210 <= floor 0.250'
+"""
+
+from __future__ import annotations
+
+from sectio.contract.diagnostics import VerdictReport
+
+
+def why(report: VerdictReport) -> str:
+    """``rule R: <measure> <op> <threshold>`` (or ``: not covered: <words>``): the module doc."""
+    s = report.signals
+    rule = s.rule or "?"
+    measure = _measure(report)
+    line = f"rule {rule}" + (f": {measure}" if measure else "")
+    if report.uncovered:
+        line += f"{';' if measure else ':'} not covered: {', '.join(report.uncovered)}"
+    if s.weighed:
+        line += f" (weighed, not vetoed: {', '.join(s.weighed)})"
+    return line
+
+
+def _measure(report: VerdictReport) -> str | None:
+    """The measure the deciding rule held against its threshold, written out."""
+    s, t = report.signals, report.thresholds
+    rule = s.rule
+    if rule == "coverage" and s.coverage is not None:
+        return f"coverage {s.coverage:.3f} < {t.min_coverage:.3f}"
+    if rule == "catalog" and s.catalog_best is not None and t.catalog_floor is not None:
+        return f"closest page {s.catalog_best:.3f} <= catalog floor {t.catalog_floor:.3f}"
+    if rule == "guest_name" and t.guest_floor is not None:
+        near = ", ".join(f"{w} {c:.3f}" for w, c in (s.guest_cosines or {}).items())
+        return f"guest names need {t.guest_floor:.3f} ({near})"
+    if rule == "rerank" and t.rerank_floor is not None:
+        return f"rerank score under {t.rerank_floor:.3f}"
+    floor = t.planner_floor if rule == "dense" and t.planner_floor is not None else t.dense_floor
+    if rule == "dense" and s.best_dense is not None and floor is not None:
+        return f"best cosine {s.best_dense:.3f} <= floor {floor:.3f}"
+    return None

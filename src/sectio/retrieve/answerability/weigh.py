@@ -1,0 +1,132 @@
+"""Unknown words are weighed, not vetoed: which unknown names still carry the subject.
+
+A name-like word the collection never contains ("pvc", "coreos", "qpack",
+"webtransport") may be the thing the question is about, another product the
+corpus does not hold, or an abbreviation, a typo or a detail of a question
+the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
+
+* the evidence explains it: it is the initials of words the evidence writes
+  in a row ("pvc": "PersistentVolumeClaim", "persistent volume claim"); or
+* the rest of the question is well covered at a strong similarity: the
+  coverage of its known terms reaches :data:`STRONG_COVERAGE` and the best
+  cosine reaches the calibrated floor plus :data:`STRONG_MARGIN`.
+
+Strengths, doses, units, versions and dosage forms never get here: they are
+no salient term (:func:`sectio.retrieve.words.quantity_word`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sectio.retrieve.answerability.context import RuleContext
+
+#: The share of the known terms' weight the evidence must hold for an unknown word to pass.
+STRONG_COVERAGE = 0.75
+#: How far over the calibrated dense floor the best cosine must be for it to pass.
+STRONG_MARGIN = 0.35
+#: How far over the dense floor a passage must be to answer a question whose closest page
+#: is no closer than unrelated questions get (the docs planner's catalog rule): the same
+#: strong margin (0.30 let two Argo CD off-topic questions through, at 0.62 and 0.67).
+CATALOG_STRONG_MARGIN = STRONG_MARGIN
+#: The lengths of an abbreviation the evidence can explain by initials.
+ACRONYM_LENGTHS = range(3, 7)
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def weigh(ctx: RuleContext) -> tuple[list[str], list[str]]:
+    """``(kept, weighed)``: the unknown names that veto, and those that pass (see the
+    module doc), each in question order."""
+    unknown = ctx.unknown
+    if not unknown:
+        return [], []
+    strong = strong_evidence(ctx)
+    initials = acronyms(e.text for e in ctx.outcome.evidence) if ctx.outcome.evidence else set()
+    kept = [w for w in unknown if not strong and w not in initials]
+    return kept, [w for w in unknown if w not in kept]
+
+
+def strong_evidence(ctx: RuleContext) -> bool:
+    """The rest of the question is well covered at a strong similarity (a ranked route
+    with a calibrated floor; an exact route's section was named, it has none)."""
+    floor = ctx.dense_floor
+    if floor is None or not ctx.outcome.evidence:
+        return False
+    ctx.thresholds.strong_floor = round(floor + STRONG_MARGIN, 4)
+    ctx.thresholds.strong_coverage = STRONG_COVERAGE
+    known = [t for t in ctx.terms if t.df > 0]
+    return bool(known) and ctx.coverage >= STRONG_COVERAGE and ctx.best >= floor + STRONG_MARGIN
+
+
+def acronyms(texts: Iterable[str]) -> set[str]:
+    """Every abbreviation the texts spell by initials, lowercased, of
+    :data:`ACRONYM_LENGTHS` letters: a CamelCase word's parts ("PersistentVolumeClaim"
+    -> "pvc") and content words written in a row ("persistent volume claim" -> "pvc";
+    a short word or a common joining word breaks the row).
+
+    Example:
+        >>> sorted(acronyms(["keep the PersistentVolumeClaim"]))
+        ['pvc']
+        >>> "crd" in acronyms(["a custom resource definition"]), "tcr" in acronyms(["the claim"])
+        (True, False)
+    """
+    out: set[str] = set()
+    for text in texts:
+        row: list[str] = []
+        for word in _WORDS.findall(text):
+            parts = _CAMEL.findall(word)
+            if len(parts) > 1:
+                letters = "".join(p[0] for p in parts).lower()
+                out.update(letters[:n] for n in ACRONYM_LENGTHS if n <= len(letters))
+            if len(word) < 3 or word.lower() in _JOINING:
+                out.update(_rows(row))
+                row = []
+            else:
+                row.append(word[0].lower())
+        out.update(_rows(row))
+    return out
+
+
+#: Words that break a row of content words (an abbreviation never spans them).
+_JOINING = frozenset(
+    {
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "that",
+        "this",
+        "are",
+        "was",
+        "were",
+        "not",
+        "but",
+        "can",
+        "will",
+        "its",
+        "into",
+        "when",
+        "then",
+        "than",
+        "has",
+        "have",
+        "had",
+        "been",
+        "which",
+        "what",
+        "who",
+        "how",
+    }
+)
+
+
+def _rows(initials: list[str]) -> set[str]:
+    """Every run of :data:`ACRONYM_LENGTHS` consecutive initials."""
+    return {
+        "".join(initials[i : i + n]) for n in ACRONYM_LENGTHS for i in range(len(initials) - n + 1)
+    }

@@ -1,0 +1,239 @@
+"""Abstention that travels (issue 34): unknown words weighed, calibration stored with the
+collection, every abstention explained.
+
+Real Qdrant Edge on temporary homes; the fake embedder where meaning does not matter,
+the bundled model where it does (``slow``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import sectio
+from sectio import Sectio, Settings
+from sectio.cli import cli
+from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
+from sectio.retrieve.answerability.explain import why
+from sectio.retrieve.answerability.rules.category import class_subject
+from sectio.retrieve.answerability.weigh import acronyms
+from sectio.retrieve.calibration import (
+    CALIBRATION_FILE,
+    read_stored,
+    stored_file,
+    tenant_calibration,
+    tenant_digest,
+)
+from sectio.retrieve.pipeline import Pipeline
+from sectio.retrieve.words import quantity_word
+from tests.helpers import write_jsonl
+from tests.helpers.api import label_rows
+
+
+def names_read(router: Pipeline) -> Pipeline:
+    """``router`` reading words as the real model's vocabulary would (the fake embedder's
+    tokenizer reads every word as a common one, never a name)."""
+    router.resolver.common = lambda _w: False
+    judge = router.judge
+    router.judge = replace(judge, words=replace(judge.words, common=lambda _w: False))
+    return router
+
+
+@pytest.fixture
+def sx(tmp_path: Path) -> Iterator[Sectio]:
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "l.jsonl", label_rows("default")), profile="en_drug_label")
+        yield s
+
+
+# --- unknown words are weighed ----------------------------------------------------------
+@pytest.mark.parametrize(
+    "word", ["40mg", "1gm", "40mcg", "mg", "v3", "rc4", "2", "tablets", "capsule", "xr"]
+)
+def test_strengths_doses_units_versions_and_forms_are_quantities(word: str) -> None:
+    assert quantity_word(word)
+
+
+@pytest.mark.parametrize("word", ["pvc", "coreos", "ifit1", "amoxicillin", "beta", "istio"])
+def test_names_are_not_quantities(word: str) -> None:
+    assert not quantity_word(word)
+
+
+def test_an_abbreviation_is_explained_by_the_initials_the_evidence_writes() -> None:
+    found = acronyms(["Keep the PersistentVolumeClaim after helm uninstall"])
+    assert "pvc" in found
+    assert "crd" in acronyms(["Install the custom resource definition first"])
+    assert "xyz" not in found  # initials nobody wrote explain nothing
+
+
+def test_a_strength_after_the_name_names_no_other_product(sx: Sectio) -> None:
+    router = names_read(sx.router("default"))
+    result = router.ask("aspirin 40mg what is it for", tenant="default")
+    assert result.decision == "ANSWERABLE", result.details["answerability"]
+    assert result.details.answerability is not None
+    assert result.details.answerability.signals.rule == "named_document"
+    # a name the collection never holds written right after it still does
+    other = router.ask("aspirin zorbitrex what is it for", tenant="default")
+    assert (other.decision, other.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert other.details["answerability"]["uncovered"] == ["zorbitrex"]
+
+
+# --- calibration stored with the collection -------------------------------------------
+def test_ingest_stores_the_calibration_beside_the_manifest(sx: Sectio) -> None:
+    coll = sx.collection("default")
+    path = stored_file(coll)
+    assert path is not None and path.name == CALIBRATION_FILE and path.is_file()
+    assert (path.parent / "manifest.json").is_file()
+    stored = read_stored(path)
+    assert list(stored) == ["default"]
+    assert stored["default"].digest == tenant_digest(coll, "default")
+    assert len(stored["default"].prose) == 256  # one best cosine per bank question
+    scope = sx._scope(coll, "default")
+    assert tenant_calibration(scope).source == "stored"
+
+
+def test_a_missing_or_stale_calibration_is_measured_again(sx: Sectio) -> None:
+    coll = sx.collection("default")
+    path = stored_file(coll)
+    assert path is not None
+    stored = json.loads(path.read_text())
+    stored["tenants"]["default"]["digest"] = "another corpus"
+    path.write_text(json.dumps(stored))
+    sx.release("default")
+    scope = sx._scope(sx.collection("default"), "default")
+    cal = tenant_calibration(scope)
+    assert cal.source == "measured" and cal.digest == tenant_digest(scope.collection, "default")
+    path.unlink()
+    sx.release("default")
+    assert tenant_calibration(sx._scope(sx.collection("default"), "default")).source == "measured"
+
+
+def test_a_second_tenant_is_stored_beside_the_first(sx: Sectio, tmp_path: Path) -> None:
+    sx.ingest(write_jsonl(tmp_path / "b.jsonl", label_rows("beta")), profile="en_drug_label")
+    path = stored_file(sx.collection("default"))
+    assert sorted(read_stored(path)) == ["beta", "default"]
+
+
+# --- every abstention explained --------------------------------------------------------
+def test_an_abstention_names_its_rule_words_and_closest_documents(sx: Sectio) -> None:
+    router = names_read(sx.router("default"))
+    result = router.ask("what is the dose of zorbitrex", tenant="default")
+    assert result.decision == "ABSTAIN"
+    report = result.details.answerability
+    assert report is not None
+    assert report.signals.rule in ("unknown_name", "subject")
+    assert "zorbitrex" in report.uncovered
+    assert [d.doc_id for d in report.closest_documents] == ["aspirin"]
+
+
+# --- class and category questions ------------------------------------------------------
+def test_a_class_question_about_what_the_corpus_does_not_hold_abstains(sx: Sectio) -> None:
+    router = sx.router("default")  # the fake model reads every word as a common one
+    result = router.ask("what type of drug is ecstasy", tenant="default")
+    assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    report = result.details.answerability
+    assert report is not None and report.signals.rule == "class_subject"
+    assert report.uncovered == ["ecstasy"]
+    # the same question form about what the corpus holds is not this rule's
+    held = router.ask("what is aspirin", tenant="default")
+    assert held.details.answerability is not None
+    assert held.details.answerability.signals.rule != "class_subject"
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("What type of drug is ecstasy?", ("ecstasy",)),
+        ("which class of medicine is normal saline", ("normal", "saline")),
+        ("what is normal saline", ("normal", "saline")),
+        ("What's a PVC?", ("pvc",)),
+        ("what is the maximum dose of ibuprofen for a child", ()),
+        ("how do I keep a PVC", ()),
+    ],
+)
+def test_the_subject_of_a_class_or_definition_question(
+    question: str, subject: tuple[str, ...]
+) -> None:
+    assert class_subject(question)[0] == subject
+
+
+# --- explained in the CLI, the playground and `sectio info` -----------------------------
+def test_the_cli_names_the_measure_and_threshold_that_decided() -> None:
+    report = VerdictReport(
+        answerable=False,
+        reason="weak_evidence",
+        signals=Signals(route="docs_plan", document_named=None, rule="catalog", catalog_best=0.21),
+        thresholds=Thresholds(min_coverage=0.5, dense_floor=0.25, catalog_floor=0.22),
+    )
+    assert why(report) == "rule catalog: closest page 0.210 <= catalog floor 0.220"
+    report.signals.rule, report.uncovered = "unknown_name", ["zorbitrex"]
+    report.signals.weighed = ["pvc"]
+    assert why(report) == "rule unknown_name: not covered: zorbitrex (weighed, not vetoed: pvc)"
+
+
+def test_info_shows_the_thresholds_per_tenant(sx: Sectio, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECTIO_HOME", str(sx.settings.home))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    monkeypatch.setenv("SECTIO_TRACES", "false")
+    sx.release("default")  # one process owns a shard: let the CLI open it
+    runner = CliRunner()
+    out = runner.invoke(cli, ["info", "-c", "default", "--json"])
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.output)["collections"][0]["answerability"]
+    tenant = summary["tenants"]["default"]
+    assert tenant["source"] == "stored"
+    assert tenant["margin_floor"] == round(tenant["dense_floor"] + 0.0, 4)  # en_drug_label
+    assert tenant["strong_floor"] > tenant["dense_floor"]
+    assert summary["settings"]["subject"] == "document"
+    human = runner.invoke(cli, ["info", "-c", "default"])
+    assert human.exit_code == 0, human.output
+    assert "answerability: min coverage 0.5" in human.output
+    assert f"default: dense floor {tenant['dense_floor']:.4f}" in human.output
+
+
+def test_the_playground_explains_an_abstention() -> None:
+    page = (Path(sectio.__file__).parent / "api" / "static" / "index.html").read_text()
+    assert "function renderWhy(data)" in page and "${renderWhy(data)}" in page
+    for field in ("uncovered", "closest_documents", "weighed", "catalog_floor", "dense_floor"):
+        assert field in page
+
+
+# --- a question mostly of words the collection never contains ---------------------------
+@pytest.fixture
+def generic(tmp_path: Path) -> Iterator[Sectio]:
+    rows = [
+        {
+            "chunk_id": f"lic#{i}",
+            "doc_id": "license",
+            "section_key": f"s{i}",
+            "part_index": 0,
+            "text": text,
+        }
+        for i, text in enumerate(
+            [
+                "Copyright holders grant permission to copy and distribute the work.",
+                "Redistribution of source code must retain the copyright notice.",
+                "The license terminates automatically if you violate its terms.",
+            ]
+        )
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "g.jsonl", rows), collection="g")
+        yield s
+
+
+def test_a_question_mostly_of_absent_words_abstains(generic: Sectio) -> None:
+    result = generic.ask("how do I write a privacy policy for my app", collection="g")
+    assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    report = result.details.answerability
+    assert report is not None and report.signals.rule == "absent_words"
+    assert report.uncovered == ["write", "privacy", "policy", "app"]
+    # the collection's own words, one absent word among them: not this rule's
+    kept = generic.ask("must redistribution retain the copyright notice verbatim", collection="g")
+    assert kept.details.answerability is not None
+    assert kept.details.answerability.signals.rule != "absent_words"
