@@ -19,7 +19,7 @@ import sectio
 from sectio import Sectio, Settings
 from sectio.cli import cli
 from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
-from sectio.retrieve.answerability.explain import why
+from sectio.contract.explain import why
 from sectio.retrieve.answerability.rules.category import class_subject
 from sectio.retrieve.answerability.weigh import acronyms
 from sectio.retrieve.calibration import (

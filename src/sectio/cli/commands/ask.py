@@ -57,7 +57,7 @@ def abstention_lines(result: RetrievalResult) -> list[str]:
     """Why an ``ABSTAIN`` abstained, for a person (``details.answerability`` has it all).
 
     In order: the rule that decided, the measure and threshold it missed and
-    what the evidence does not cover (:func:`~sectio.retrieve.answerability.explain.why`), the
+    what the evidence does not cover (:func:`~sectio.contract.explain.why`), the
     brands read as medicines the collection holds no label of, a combination
     product the question names by its ingredients, and the closest documents
     (what the collection does cover). Nothing for other decisions.
@@ -65,7 +65,7 @@ def abstention_lines(result: RetrievalResult) -> list[str]:
     ans = result.details.answerability
     if result.decision != "ABSTAIN" or ans is None:
         return []
-    from sectio.retrieve.answerability.explain import why
+    from sectio.contract.explain import why
 
     lines = [f"  {why(ans)}"]
     brands = [b.read_as for b in ans.brands_not_in_collection]
