@@ -28,7 +28,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -97,7 +97,6 @@ class Assessment(BaseModel):
     tenant: str
     candidates: list[CandidateAssessment]
     skipped_candidates: list[str] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
     trace_id: str | None = None
 
 

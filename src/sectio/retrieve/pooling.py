@@ -29,7 +29,7 @@ from sectio.contract.diagnostics import PooledSection, Pooling
 from sectio.contract.profile import PoolingSettings
 from sectio.contract.result import Evidence
 from sectio.index.filters import AnyOf, Eq, tenant_where
-from sectio.index.port import StoredPoint
+from sectio.index.port import SparseVec, StoredPoint
 from sectio.retrieve.scan import prose_where
 from sectio.retrieve.scope import ReadScope
 
@@ -52,13 +52,55 @@ def pool_sections(
     limit: int = 50,
 ) -> Pooled:
     """Evidence from other sections of ``doc_id`` that match ``question`` above the floor."""
-    collection, tenant = scope.collection, scope.tenant
+    collection = scope.collection
     settings = settings or collection.profile.pooling
     if section_key not in settings.enabled_sections or settings.max_sections <= 0:
         return Pooled(details=Pooling(enabled=False))
     vectors = collection.lexical.encode_query(question)
     if not vectors:
         return Pooled(details=Pooling(enabled=True, sections=[], why="no_query_terms"))
+    best = _best_hits(scope, doc_id, section_key, settings, vectors, limit)
+    asked = collection.lexical.terms(question)
+    matched = {
+        key: len(asked & collection.lexical.terms(str(p.payload.get("text") or "")))
+        for key, p in best.items()
+    }
+    ranked = _ranked_sections(best, matched, settings)
+    return Pooled(
+        _pooled_evidence(ranked),
+        Pooling(
+            enabled=True,
+            min_matched_terms=settings.min_matched_terms,
+            query_terms=len(asked),
+            sections=[
+                PooledSection(section_key=s.key, matched_terms=s.terms, score=round(s.score, 4))
+                for s in ranked
+            ],
+        ),
+    )
+
+
+@dataclass
+class _Section:
+    """One candidate section: its matching chunks and its strength (terms, then BM25)."""
+
+    key: str
+    points: list[StoredPoint]
+    terms: int
+    score: float
+
+
+def _best_hits(
+    scope: ReadScope,
+    doc_id: str,
+    section_key: str,
+    settings: PoolingSettings,
+    vectors: dict[str, SparseVec],
+    limit: int,
+) -> dict[str, StoredPoint]:
+    """Each chunk's best BM25 hit over the query's sparse vectors, by ``chunk_id``: the
+    same document, prose, neither the routed section nor an excluded one."""
+    collection, tenant = scope.collection, scope.tenant
     where = prose_where(tenant, Eq("doc_id", doc_id)).and_not(
         AnyOf("section_key", (section_key, *settings.excluded_sections))
     )
@@ -78,42 +120,39 @@ def pool_sections(
             key = str(payload.get("chunk_id"))
             if key not in best or (hit.score or 0.0) > (best[key].score or 0.0):
                 best[key] = hit
-    asked = collection.lexical.terms(question)
-    matched = {
-        key: len(asked & collection.lexical.terms(str(p.payload.get("text") or "")))
-        for key, p in best.items()
-    }
+    return best
+
+
+def _ranked_sections(
+    best: dict[str, StoredPoint], matched: dict[str, int], settings: PoolingSettings
+) -> list[_Section]:
+    """The sections whose chunks match at least ``min_matched_terms`` query terms, the
+    strongest first (most matched terms, then BM25, then the key), at most
+    ``max_sections``."""
     by_section: dict[str, list[StoredPoint]] = {}
     for key, p in best.items():
         if matched[key] >= settings.min_matched_terms:
             by_section.setdefault(str(p.payload.get("section_key")), []).append(p)
-
-    def strength(points: list[StoredPoint]) -> tuple[int, float]:
-        return (
+    sections = [
+        _Section(
+            key,
+            points,
             max(matched[str(p.payload.get("chunk_id"))] for p in points),
             max(p.score or 0.0 for p in points),
         )
+        for key, points in by_section.items()
+    ]
+    sections.sort(key=lambda s: (-s.terms, -s.score, s.key))
+    return sections[: settings.max_sections]
 
-    ranked = sorted(by_section.items(), key=lambda kv: (*(-x for x in strength(kv[1])), kv[0]))
-    ranked = ranked[: settings.max_sections]
+
+def _pooled_evidence(ranked: list[_Section]) -> list[Evidence]:
+    """Each pooled section's chunks in part order, section after section, marked pooled."""
     evidence: list[Evidence] = []
-    for _key, points in ranked:
-        points.sort(key=lambda p: (int(p.payload.get("part_index") or 0), p.id))
-        for p in points:
+    for section in ranked:
+        section.points.sort(key=lambda p: (int(p.payload.get("part_index") or 0), p.id))
+        for p in section.points:
             item = Evidence.from_payload(p.payload, p.score or 0.0)
             item.pooled = True
             evidence.append(item)
-    return Pooled(
-        evidence,
-        Pooling(
-            enabled=True,
-            min_matched_terms=settings.min_matched_terms,
-            query_terms=len(asked),
-            sections=[
-                PooledSection(
-                    section_key=k, matched_terms=strength(v)[0], score=round(strength(v)[1], 4)
-                )
-                for k, v in ranked
-            ],
-        ),
-    )
+    return evidence

@@ -240,14 +240,7 @@ class Resolver:
         request = turn.request
         catalog = self.catalog(scope)
         named = catalog.resolve(request.question)
-        doc_id = request.doc_id or (named.doc_id if named else None)
-        inherited = (
-            doc_id is None
-            and named is None
-            and request.context_doc_id is not None
-            and bool(catalog.sections_of(request.context_doc_id))
-        )
-        doc_id = request.context_doc_id if inherited else doc_id
+        doc_id, inherited = _asked_doc(request, named, catalog)
         spans = named.spans if named else ()
         view = self.view(scope)
         known = self._known_word(view)
@@ -267,21 +260,7 @@ class Resolver:
         if request.free_form and not request.section_key:
             section = None  # the caller asked for a free-form answer: phrases do not route
         doc_facts = _doc_details(request.doc_id, named, catalog)
-        if self.domains:
-            named_key = frozenset(ingredient_key(catalog.display_name(doc_id))) if doc_id else None
-            reading = Reading(
-                request.question,
-                tokens(request.question),
-                doc_id,
-                spans,
-                named_key or frozenset(),
-                view.ingredients,
-                view.ingredient_words,
-                self.brand_table,
-                self._usable_brand,
-            )
-            for pack in self.domains:
-                pack.annotate(reading, doc_facts)
+        self._annotate(view, request, doc_id, spans, doc_facts)
         if inherited:
             doc_facts = DocFacts(doc_id=doc_id, how="conversation")
         if only := self._implied(scope, view, request, doc_id, docs_named, match, doc_facts, spans):
@@ -289,11 +268,7 @@ class Resolver:
             named = DocResolution(only, catalog.display_name(only), "implied")
             doc_facts = DocFacts(doc_id=only, how="implied")
         section_facts = _section_details(request.section_key, match, matches)
-        also = None
-        if section and match is not None and not request.section_key:
-            present = {k for keys in sections_named for k in keys}
-            joiners = self.profile.intent.joiners
-            also = joined_match(request.question, spans, matches, match, joiners, present)
+        also = self._also(request, spans, matches, match, section, sections_named)
         if also is not None:
             section_facts.also = SectionPick(section_key=also.key, phrase=also.phrase)
         return Resolution(
@@ -312,6 +287,68 @@ class Resolver:
             doc_facts=doc_facts,
             section_facts=section_facts,
         )
+
+    def _annotate(
+        self,
+        view: CorpusView,
+        request: AskRequest,
+        doc_id: str | None,
+        spans: Sequence[tuple[int, int]],
+        doc_facts: DocFacts,
+    ) -> None:
+        """Let each domain pack add what it reads in the question to ``doc_facts`` (brands,
+        ingredients, combinations), in the packs' order; nothing without packs."""
+        if not self.domains:
+            return
+        catalog = view.catalog
+        named_key = frozenset(ingredient_key(catalog.display_name(doc_id))) if doc_id else None
+        reading = Reading(
+            request.question,
+            tokens(request.question),
+            doc_id,
+            spans,
+            named_key or frozenset(),
+            view.ingredients,
+            view.ingredient_words,
+            self.brand_table,
+            self._usable_brand,
+        )
+        for pack in self.domains:
+            pack.annotate(reading, doc_facts)
+
+    def _also(
+        self,
+        request: AskRequest,
+        spans: Sequence[tuple[int, int]],
+        matches: list[SectionMatch],
+        match: SectionMatch | None,
+        section: str | None,
+        sections_named: Sequence[frozenset[str]],
+    ) -> SectionMatch | None:
+        """The second section the question joins to the chosen one ("dose and side
+        effects"), among those the named documents have; None when a section was forced,
+        none was chosen, or nothing is joined."""
+        if not section or match is None or request.section_key:
+            return None
+        present = {k for keys in sections_named for k in keys}
+        joiners = self.profile.intent.joiners
+        return joined_match(request.question, spans, matches, match, joiners, present)
+
+
+def _asked_doc(
+    request: AskRequest, named: DocResolution | None, catalog: DocCatalog
+) -> tuple[str | None, bool]:
+    """The document asked about (the caller's ``doc_id``, else the one the question names)
+    and whether it is the conversation's: when neither gives one and the caller's
+    ``context_doc_id`` has sections in the catalog, that document, inherited."""
+    doc_id = request.doc_id or (named.doc_id if named else None)
+    inherited = (
+        doc_id is None
+        and named is None
+        and request.context_doc_id is not None
+        and bool(catalog.sections_of(request.context_doc_id))
+    )
+    return (request.context_doc_id if inherited else doc_id), inherited
 
 
 def _first_present(

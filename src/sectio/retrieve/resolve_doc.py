@@ -56,7 +56,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sectio.contract.diagnostics import DocReading, NameTypo
 from sectio.retrieve.brands import MAX_BRAND_WORDS, BrandName, BrandTable
@@ -207,34 +207,8 @@ class DocCatalog:
                 head, its acronym: :mod:`sectio.retrieve.learned.names`), each only
                 where ``usable_variant`` accepts it and one document alone has it.
         """
-        titles: dict[str, str] = {}
-        raw: dict[tuple[str, str], str] = {}
-        sections: dict[str, set[str]] = defaultdict(set)
-        texts: dict[str, list[str]] = defaultdict(list)
-        for p in payloads:
-            doc_id = str(p.get("doc_id") or "")
-            if not doc_id:
-                continue
-            if variants:
-                texts[doc_id].append(str(p.get("text") or ""))
-            if (p.get("chunk_kind") or "prose") == "prose" and p.get("section_key"):
-                sections[doc_id].add(str(p["section_key"]))
-            title = p.get("doc_title")
-            if title and doc_id not in titles:
-                titles[doc_id] = str(title)
-            candidates = [title, *(p.get("aliases") or [])]
-            if _WORDLIKE_ID.match(doc_id):
-                candidates.append(doc_id)
-            for cand in candidates:
-                if isinstance(cand, str) and cand.strip():
-                    raw.setdefault((doc_id, " ".join(tokens(cand))), cand)
-        owners: dict[str, set[str]] = defaultdict(set)
-        for doc_id, norm in raw:
-            owners[norm].add(doc_id)
-        for (doc_id, _norm), display in list(raw.items()):
-            head = release_form_head(display)
-            if head and owners.get(" ".join(tokens(head)), {doc_id}) == {doc_id}:
-                raw.setdefault((doc_id, " ".join(tokens(head))), head)
+        titles, raw, sections, texts = _read_payloads(payloads, variants)
+        _add_release_heads(raw)
         if variants:
             add_variants(raw, usable_variant, texts)
         names = []
@@ -339,6 +313,58 @@ class DocCatalog:
                     elif dist == kept[0].distance:
                         kept.append(hit)
         return [h for hits in best.values() for h in hits]
+
+
+class _PayloadNames(NamedTuple):
+    """What the payloads say of each document, before names are filtered."""
+
+    #: the first ``doc_title`` of each document.
+    titles: dict[str, str]
+    #: ``(doc_id, normalised name) -> name as written``: titles, aliases, word-like ids.
+    raw: dict[tuple[str, str], str]
+    #: each document's prose section keys.
+    sections: dict[str, set[str]]
+    #: each document's chunk texts (read only for name variants).
+    texts: dict[str, list[str]]
+
+
+def _read_payloads(payloads: Iterable[Mapping[str, Any]], variants: bool) -> _PayloadNames:
+    """Titles, names, prose sections (and texts, when ``variants``) from chunk payloads, in
+    payload order; a payload without ``doc_id`` is skipped."""
+    titles: dict[str, str] = {}
+    raw: dict[tuple[str, str], str] = {}
+    sections: dict[str, set[str]] = defaultdict(set)
+    texts: dict[str, list[str]] = defaultdict(list)
+    for p in payloads:
+        doc_id = str(p.get("doc_id") or "")
+        if not doc_id:
+            continue
+        if variants:
+            texts[doc_id].append(str(p.get("text") or ""))
+        if (p.get("chunk_kind") or "prose") == "prose" and p.get("section_key"):
+            sections[doc_id].add(str(p["section_key"]))
+        title = p.get("doc_title")
+        if title and doc_id not in titles:
+            titles[doc_id] = str(title)
+        candidates = [title, *(p.get("aliases") or [])]
+        if _WORDLIKE_ID.match(doc_id):
+            candidates.append(doc_id)
+        for cand in candidates:
+            if isinstance(cand, str) and cand.strip():
+                raw.setdefault((doc_id, " ".join(tokens(cand))), cand)
+    return _PayloadNames(titles, raw, sections, texts)
+
+
+def _add_release_heads(raw: dict[tuple[str, str], str]) -> None:
+    """Add each name's head without its release form ("Depakote ER" -> "Depakote") to ``raw``,
+    unless another document already has that head as a name."""
+    owners: dict[str, set[str]] = defaultdict(set)
+    for doc_id, norm in raw:
+        owners[norm].add(doc_id)
+    for (doc_id, _norm), display in list(raw.items()):
+        head = release_form_head(display)
+        if head and owners.get(" ".join(tokens(head)), {doc_id}) == {doc_id}:
+            raw.setdefault((doc_id, " ".join(tokens(head))), head)
 
 
 def release_form_head(name: str) -> str | None:

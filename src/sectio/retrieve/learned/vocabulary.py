@@ -98,9 +98,6 @@ class LearnedMatch:
     via: Via
     phrase: str
 
-    def as_details(self) -> dict[str, Any]:
-        return {"section_key": self.key, "doc_id": self.doc_id, "phrase": self.phrase}
-
 
 @dataclass(frozen=True)
 class _Phrase:

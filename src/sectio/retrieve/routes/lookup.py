@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from sectio.contract.diagnostics import ChunkPool, Diagnostics, LookupDocument, RerankStatus
 from sectio.contract.result import Evidence
 from sectio.index.collection import Collection
-from sectio.index.filters import Eq
+from sectio.index.filters import Eq, Where
 from sectio.index.port import StoredPoint
 from sectio.rerank import rerank_fail_open
 from sectio.retrieve.reads import scroll_all
@@ -160,18 +160,7 @@ def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None
         details.why = "empty_phrase"
         return LookupOutcome([], details=details)
     where = prose_where(tenant, Eq("section_key", section))
-    points = [
-        p
-        for p in scroll_all(
-            collection.index,
-            tenant,
-            where,
-            guard=scope.guard,
-            page=scope.page_size,
-            route="lookup",
-        )
-        if p.payload.get("section_key") == section
-    ]
+    points = _section_points(scope, section, where)
     chunk_tokens = [tokens(str(p.payload.get("text") or "")) for p in points]
     words_by_doc: dict[str, set[str]] = {}
     for point, words in zip(points, chunk_tokens, strict=True):
@@ -181,30 +170,11 @@ def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None
     if not terms:
         details.stage, details.why = "none", "no_content_terms"
         return LookupOutcome([], details=details)
-
-    scored: list[tuple[float, StoredPoint]] = []
-    for point, words in zip(points, chunk_tokens, strict=True):
-        found = find_phrase(words, wanted)
-        if found:
-            scored.append((keyword_score(found[0], len(words)), point))
+    scored = _keyword_scored(points, chunk_tokens, wanted)
     stage = "keyword"
     if not scored:
         stage = "dense"
-        query_vector = scope.query_vector(phrase)
-        hits = scope.guard.keep(
-            collection.index.search_dense(query_vector, policy.indication_retrieval_limit, where),
-            tenant,
-            "lookup",
-        )
-        kept = [h for h in hits if h.payload.get("section_key") == section]
-        scored = [
-            (float(h.score or 0.0), h)
-            for h in kept
-            if (h.score or 0.0) >= policy.lookup_dense_minimum_score
-        ]
-        details.dense_hits = len(kept)
-        details.dense_discarded = len(kept) - len(scored)
-        details.dense_minimum_score = policy.lookup_dense_minimum_score
+        scored = _dense_scored(scope, phrase, section, where, details)
     details.stage = stage
     details.matched_chunks = len(scored)
     pool = chunk_pool(scored, policy.indication_retrieval_limit)
@@ -217,6 +187,60 @@ def reverse_lookup(scope: ReadScope, phrase: str, section_key: str | None = None
         rerank_scores,
     )
     return LookupOutcome(evidence, documents, details)
+
+
+def _section_points(scope: ReadScope, section: str, where: Where) -> list[StoredPoint]:
+    """Every prose chunk of ``section`` in the tenant (a complete, guarded scroll, in scroll
+    order), re-checked in Python."""
+    return [
+        p
+        for p in scroll_all(
+            scope.collection.index,
+            scope.tenant,
+            where,
+            guard=scope.guard,
+            page=scope.page_size,
+            route="lookup",
+        )
+        if p.payload.get("section_key") == section
+    ]
+
+
+def _keyword_scored(
+    points: list[StoredPoint], chunk_tokens: list[Tokens], wanted: Tokens
+) -> list[tuple[float, StoredPoint]]:
+    """The keyword stage: each chunk holding ``wanted`` as a contiguous run, with its
+    :func:`keyword_score` (first occurrence), in ``points`` order."""
+    scored: list[tuple[float, StoredPoint]] = []
+    for point, words in zip(points, chunk_tokens, strict=True):
+        found = find_phrase(words, wanted)
+        if found:
+            scored.append((keyword_score(found[0], len(words)), point))
+    return scored
+
+
+def _dense_scored(
+    scope: ReadScope, phrase: str, section: str, where: Where, details: Diagnostics
+) -> list[tuple[float, StoredPoint]]:
+    """The dense fallback: the section's nearest chunks at or above
+    ``lookup_dense_minimum_score``, nearest first; writes the ``dense_*`` facts."""
+    collection, policy = scope.collection, scope.policy
+    query_vector = scope.query_vector(phrase)
+    hits = scope.guard.keep(
+        collection.index.search_dense(query_vector, policy.indication_retrieval_limit, where),
+        scope.tenant,
+        "lookup",
+    )
+    kept = [h for h in hits if h.payload.get("section_key") == section]
+    scored = [
+        (float(h.score or 0.0), h)
+        for h in kept
+        if (h.score or 0.0) >= policy.lookup_dense_minimum_score
+    ]
+    details.dense_hits = len(kept)
+    details.dense_discarded = len(kept) - len(scored)
+    details.dense_minimum_score = policy.lookup_dense_minimum_score
+    return scored
 
 
 class LookupRoute:
