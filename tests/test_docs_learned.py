@@ -9,6 +9,7 @@ asked in other words.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,5 +165,28 @@ def test_learning_off_in_the_profile_turns_the_headings_off(tmp_path: Path) -> N
             make_tree(tmp_path / "tree"), fmt="markdown", collection=COLL, profile=str(profile)
         )
         result = s.ask("brewkit lock options", collection=COLL, record=False)
+        assert s.learned(COLL) == {"enabled": False}
     assert result.resolved_section_key is None
     assert all((e.model_extra or {}).get("plan_step") != SECTION for e in result.evidence)
+
+
+def test_info_shows_the_headings_the_planner_learned(brew_home: Path) -> None:
+    from click.testing import CliRunner
+
+    from sectio.cli.base import cli as main
+
+    env = {"SECTIO_HOME": str(brew_home), "SECTIO_EMBEDDER": "fake"}
+    runner = CliRunner()
+    out = runner.invoke(main, ["info", "-c", COLL, "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    learned = json.loads(out.output)["collections"][0]["learned"]
+    assert learned["enabled"] is True and learned["engine"] == "docs_planner"
+    assert learned["product_words"] == ["brewkit"] and learned["documents"] == 4
+    cli_page = learned["per_document"]["docs/cli.md"]
+    assert cli_page["headings"] == 7  # Commands, lock, check, brew and their three Options
+    assert sum(p["phrases"] for p in learned["per_document"].values()) == learned["title_phrases"]
+    assert learned["title_phrases"] > learned["sections"]  # headings with parents, product words
+    text = runner.invoke(main, ["info", "-c", COLL], env=env).output
+    assert "learned headings (default, docs planner): 4 pages, " in text
+    assert f"docs/cli.md: 7 headings, {cli_page['phrases']} phrases" in text
+    assert "learned routing: off" not in text

@@ -802,16 +802,23 @@ class Sectio(DocumentsFacade):
 
     # --- what a corpus teaches ------------------------------------------------------
     def learned(self, collection: str, *, tenant: str = DEFAULT_TENANT) -> dict[str, Any]:
-        """What ``tenant``'s records of ``collection`` teach the section router
-        (:func:`sectio.retrieve.learned.report.learned_summary`; ``enabled: false`` when
-        the profile's ``[learning]`` is off or the docs planner answers).
+        """What ``tenant``'s records of ``collection`` teach the engine that answers it: the
+        section router (:func:`sectio.retrieve.learned.report.learned_summary`) or, for a
+        docs collection, the docs planner's headings
+        (:func:`sectio.plan.sections.docs_summary`); ``enabled: false`` when the profile's
+        ``[learning]`` is off.
 
         Raises:
             CollectionNotFound: no such collection.
         """
+        coll = self.collection(collection)
+        if coll.profile.engine == "docs_planner":
+            from sectio.plan.sections import docs_summary
+
+            return docs_summary(self._scope(coll, tenant))
         from sectio.retrieve.learned.report import learned_summary
 
-        return learned_summary(self.collection(collection), tenant, self.tenant_guard)
+        return learned_summary(coll, tenant, self.tenant_guard)
 
     def thresholds(self, collection: str) -> dict[str, Any]:
         """The answerability thresholds of every tenant of ``collection``, from the stored

@@ -262,6 +262,38 @@ def load_docs_vocabulary(scope: ReadScope) -> DocsVocabulary | None:
     )
 
 
+def docs_summary(scope: ReadScope) -> dict[str, Any]:
+    """What the scope's tenant's page chunks teach the docs planner, for ``sectio info``:
+    ``enabled: false`` when the profile's ``[learning]`` is off; else the headings
+    (sections) learned, their phrases, the product's words, and per page (by ``doc_id``)
+    its headings, numbered headings and phrases. One scroll of the page chunks
+    (:func:`load_docs_vocabulary`); no model is loaded."""
+    vocab = load_docs_vocabulary(scope)
+    if vocab is None:
+        return {"enabled": False}
+    learned = vocab.learned.summary()
+    per_page: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"headings": 0, "numbered": 0, "phrases": 0}
+    )
+    for s in vocab.learned.sections:
+        page = per_page[s.doc_id]
+        page["headings"] += 1
+        page["numbered"] += s.number is not None
+        page["phrases"] += len(s.phrases)
+    return {
+        "enabled": True,
+        "engine": "docs_planner",
+        "tenant": scope.tenant,
+        "documents": learned["documents"],
+        "sections": learned["sections"],
+        "numbered_sections": learned["numbered_sections"],
+        "title_phrases": learned["title_phrases"],
+        "product_words": sorted(vocab.products),
+        "shared_sections": [],
+        "per_document": dict(sorted(per_page.items())),
+    }
+
+
 def _content_words(text: str, drop: Collection[str] = ()) -> set[str]:
     """The words of ``text`` that carry meaning (plurals folded; stopwords and ``drop`` out)."""
     return {w for w in plan_tokens(text) if w not in STOPWORDS and w not in drop}
@@ -329,6 +361,7 @@ __all__ = [
     "DocsVocabulary",
     "VocabularyCache",
     "asked_heading",
+    "docs_summary",
     "docs_vocabulary",
     "load_docs_vocabulary",
     "product_words",

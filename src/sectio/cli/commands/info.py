@@ -8,6 +8,9 @@ import click
 
 from sectio.cli.base import Context, cli, emit_json, json_option, pass_state
 
+#: The pages ``info -c NAME`` lists with their learned headings (``--json`` has them all).
+PAGES_SHOWN = 20
+
 
 @cli.command()
 @click.option(
@@ -82,7 +85,10 @@ def _learned_lines(learned: dict[str, object] | None) -> None:
     if not learned:
         return
     if not learned.get("enabled"):
-        click.echo("  learned routing: off ([learning] enabled = false, or the docs planner)")
+        click.echo("  learned routing: off ([learning] enabled = false)")
+        return
+    if learned.get("engine") == "docs_planner":
+        _docs_learned_lines(learned)
         return
     click.echo(
         f"  learned routing ({learned['tenant']}): {learned['documents']} documents, "
@@ -93,3 +99,21 @@ def _learned_lines(learned: dict[str, object] | None) -> None:
     assert isinstance(shared, list)
     for s in shared:
         click.echo(f"  shared section {s['section_key']}: {len(s['phrases'])} phrases")
+
+
+def _docs_learned_lines(learned: dict[str, object]) -> None:
+    """What a docs tree's headings taught the docs planner: totals, the product's words,
+    then headings and phrases per page."""
+    products = learned.get("product_words") or []
+    assert isinstance(products, list)
+    click.echo(
+        f"  learned headings ({learned['tenant']}, docs planner): {learned['documents']} "
+        f"pages, {learned['sections']} headings, {learned['numbered_sections']} numbered, "
+        f"{learned['title_phrases']} phrases; product words: {', '.join(products) or '-'}"
+    )
+    pages = learned.get("per_document") or {}
+    assert isinstance(pages, dict)
+    for doc_id, n in list(pages.items())[:PAGES_SHOWN]:
+        click.echo(f"    {doc_id}: {n['headings']} headings, {n['phrases']} phrases")
+    if len(pages) > PAGES_SHOWN:
+        click.echo(f"    ... {len(pages) - PAGES_SHOWN} more pages (--json lists every page)")

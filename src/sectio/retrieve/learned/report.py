@@ -47,8 +47,9 @@ def natural(key: str) -> tuple[tuple[int, int | str], ...]:
 def learned_summary(
     coll: Collection, tenant: str, guard: TenantGuard | None = None
 ) -> dict[str, Any]:
-    """What ``tenant``'s records teach the router (``enabled: false`` when the profile's
-    ``[learning]`` is off or the docs planner answers); sections the profile lists left out."""
+    """What ``tenant``'s records teach the section router (``enabled: false`` when the
+    profile's ``[learning]`` is off or the docs planner answers: what the planner learns
+    is :func:`sectio.plan.sections.docs_summary`); sections the profile lists left out."""
     profile = coll.profile
     if not profile.learning.enabled or profile.engine != "router":
         return {"enabled": False}
