@@ -4,11 +4,14 @@ Qdrant Edge (the embedded default) and the server adapter (``SECTIO_QDRANT_URL``
 code path, through qdrant-client local mode on a folder: no Qdrant server can be
 installed on these machines). Each test runs once per backend, unchanged: upsert,
 delete, sync, a write interrupted by a full disk and settled by the next one, and
-one write through the HTTP admin endpoint of an app serving the collection.
+one write through the HTTP admin endpoint of an app serving the collection; and
+``kill -9`` at write points of a CLI upsert and delete, then ``sectio gc``.
 """
 
 from __future__ import annotations
 
+import json
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from sectio.errors import ContractError, SectioError
 from sectio.index.port import Journaled
 from sectio.retrieve.reads import scroll_all
 from tests.helpers import chunk, write_jsonl
+from tests.test_faults import run
 
 OLD = [
     chunk("aspirin", "warnings", 0, "Aspirin may cause stomach bleeding."),
@@ -152,3 +156,43 @@ def test_an_admin_write_is_served_at_once(settings: Settings, tmp_path: Path) ->
         assert client.get("/v1/collections/default").json()["count"] == 3
         ready = client.get("/readyz").json()
         assert ready["ready"] and "tenants_not_ready" not in ready["collections"]["default"]
+
+
+@pytest.mark.parametrize("backend", ["edge", "server"])
+@pytest.mark.parametrize(
+    ("command", "point"),
+    [
+        ("upsert", "lifecycle.points.upserted"),
+        ("upsert", "lifecycle.manifest.written"),
+        ("delete", "lifecycle.points.deleted"),
+    ],
+)
+def test_a_killed_write_is_finished_by_gc(
+    tmp_path: Path, backend: str, command: str, point: str
+) -> None:
+    """``kill -9`` with the journal written: the tenant is named not ready until ``sectio
+    gc`` finishes the write; then every document is new or untouched, counts match."""
+    home = tmp_path / "home"
+    env = {"SECTIO_QDRANT_LOCATION": str(tmp_path / "qdrant")} if backend == "server" else {}
+    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD)), **env).returncode == 0
+    args = ["upsert", str(write_jsonl(tmp_path / "e.jsonl", EDITED))]
+    if command == "delete":
+        args = ["delete", "--doc", "aspirin"]
+    proc = run(home, *args, SECTIO_FAULT_POINT=point, **env)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    seen = json.loads(run(home, "info", "--json", **env).stdout)["collections"][0]
+    assert set(seen["tenants_not_ready"]) == {"default"}
+    gc = run(home, "gc", "--json", **env)
+    assert gc.returncode == 0, gc.stderr
+    assert json.loads(gc.stdout)["settled"] == {"default": "finished"}
+    with Sectio(Settings(home=home, embedder="fake", **_location(env))) as s:
+        got = points(s)
+        assert matches(s) == {"matches": True, "not_ready": {}}
+    want = {"aspirin#warnings#0", "heparin#warnings#0"} if command == "upsert" else set()
+    assert {c for c, (d, _) in got.items() if d in ("aspirin", "heparin")} == want
+    assert got["metformin#warnings#0"] == ("metformin", OLD[2]["text"])
+    assert got["warfarin#warnings#0"] == ("warfarin", OLD[3]["text"])
+
+
+def _location(env: dict[str, str]) -> dict[str, str]:
+    return {"qdrant_location": env["SECTIO_QDRANT_LOCATION"]} if env else {}
