@@ -90,5 +90,14 @@ def test_cli_upsert_over_the_cap_reaches_a_real_server_in_batches(tmp_path: Path
         refused = run(home, "ingest", str(src), "--sync", **env)
         one_line_error(refused, "SECTIO_ADMIN_MAX_BODY_BYTES", "one request")
         assert count(url, ACME) == before + 40
+        # a tenant not held yet: the first batch loads it, the next ones upsert into it
+        newco = [{**r, "tenant": "newco", "chunk_id": "newco:" + r["chunk_id"]} for r in rows(12)]
+        joined = run(
+            home, "upsert", str(write_jsonl(tmp_path / "newco.jsonl", newco)), "--json",
+            **{**cap, "SECTIO_ADMIN_KEY": "key-newco"},
+        )  # fmt: skip
+        assert joined.returncode == 0, joined.stderr
+        assert len(json.loads(joined.stdout)["added"]) == 12
+        assert count(url, {"Authorization": "Bearer key-newco"}) == 24
         body = httpx.get(f"{url}/readyz", timeout=30).json()
         assert body["ready"] and "tenants_not_ready" not in body["collections"]["default"]
