@@ -33,7 +33,7 @@ from sectio.contract.diagnostics import ConversationReport, FusionReliability
 from sectio.contract.names import DEFAULT_COLLECTION, check_collection_name
 from sectio.engine_docs import DocumentsFacade
 from sectio.engine_ops import Operations
-from sectio.errors import CollectionNotFound, ConfigError, NotAvailable, SectioError
+from sectio.errors import CollectionNotFound, ConfigError, SectioError
 from sectio.index.factory import build_backend
 from sectio.index.manifest import Manifest, assert_compatible, check_serving
 from sectio.index.port import IndexBackend, LocalStore, WriteSize
@@ -910,15 +910,17 @@ class Sectio(DocumentsFacade):
     def gc(self, collection: str | None = None) -> dict[str, Any]:
         """Remove crash leftovers: stale staged versions and restore temp folders of
         ``collection`` (default: every collection), never a live one or one a running
-        writer holds (those are listed under ``skipped``).
+        writer holds (those are listed under ``skipped``); first every interrupted
+        document write is finished or undone (``settled``), on any store (a Qdrant
+        server keeps no leftover folders: only that is done there).
 
         Raises:
-            NotAvailable: the configured store keeps no leftovers sectio can collect.
+            CollectionBusy: another process writes (or serves) a collection to settle.
         """
         backend = self.backend
-        if not isinstance(backend, LocalStore):
-            raise NotAvailable(f"the {backend.kind} store has no leftovers for sectio gc")
         settled = self.settle_pending(collection)  # interrupted document writes, finished
+        if not isinstance(backend, LocalStore):  # a server store: no folders, its journal
+            return {"removed": [], "skipped": [], "bytes_freed": 0, "settled": settled}
         if collection:
             self.release(collection)
         else:

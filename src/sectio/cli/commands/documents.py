@@ -14,6 +14,7 @@ writes from loopback clients only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from sectio.cli.base import (
     note,
     pass_state,
 )
+from sectio.errors import ContractError
 from sectio.ingest.detect import FORMATS
 
 if TYPE_CHECKING:
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 #: Seconds a forwarded write may take (the server embeds the changed documents).
 TIMEOUT_S = 600.0
+#: Bytes of a forwarded body beside its records (the JSON around them).
+BODY_MARGIN = 1024
 
 
 def served_url(settings: Settings) -> str | None:
@@ -55,11 +59,20 @@ def forward(
     collection: str,
     records: Sequence[ChunkRecord] = (),
     doc_ids: Sequence[str] = (),
+    whole: bool = False,
 ) -> DocumentReport:
     """Send a document write (``upsert``, ``sync``, ``delete``, ``replace``) to the server
     at ``url``; its report.
 
+    A body must fit ``SECTIO_ADMIN_MAX_BODY_BYTES`` (this process's setting, which the
+    server shares by default). An ``upsert`` over it is sent in batches of whole
+    documents, in the source's order (each document is old or new at every moment;
+    the reports are summed); ``sync``, ``replace`` and an upsert sent ``whole`` (a
+    tenant's first load through ``ingest``) need one request.
+
     Raises:
+        ContractError: records over the body cap that cannot be split (a ``sync``, a
+            ``replace``, a ``whole`` upsert, or one document alone), naming the setting.
         SectioError: what the server answered (a refused write, 401/403 for a key
             that may not write), or ServiceUnreachable.
     """
@@ -67,19 +80,93 @@ def forward(
     from sectio.engine_docs import document_report
 
     key = settings.admin_key.get_secret_value() if settings.admin_key is not None else None
+    rows = [r.payload() for r in records]
+    batches = record_batches(
+        rows,
+        settings.admin_max_body_bytes,
+        action,
+        collection,
+        split=action == "upsert" and not whole,
+    )
     with SectioClient(url, api_key=key, timeout_s=TIMEOUT_S) as client:
-        data: dict[str, Any]
         if action == "delete":
-            data = client.delete_documents(doc_ids, collection=collection)
-        else:
-            rows = [r.payload() for r in records]
-            send = {
-                "upsert": client.upsert_documents,
-                "sync": client.sync_documents,
-                "replace": client.replace_tenant,
-            }[action]
-            data = send(rows, collection=collection)
-    return document_report(data)
+            return document_report(client.delete_documents(doc_ids, collection=collection))
+        send = {
+            "upsert": client.upsert_documents,
+            "sync": client.sync_documents,
+            "replace": client.replace_tenant,
+        }[action]
+        reports = [document_report(send(batch, collection=collection)) for batch in batches]
+    return summed(reports)
+
+
+def _size(row: dict[str, Any]) -> int:
+    """Bytes ``row`` takes in a request body, at most (ASCII escapes, default separators)."""
+    return len(json.dumps(row)) + 2
+
+
+def record_batches(
+    rows: Sequence[dict[str, Any]], cap: int, action: str, collection: str, *, split: bool
+) -> list[list[dict[str, Any]]]:
+    """``rows`` as request bodies' record lists that each fit ``cap`` bytes: one list
+    when they fit (or when there are none), else (``split``) batches of whole documents
+    (every chunk of a document in one batch), documents in first-seen order.
+
+    Raises:
+        ContractError: over ``cap`` and not ``split``, or one document alone over it.
+    """
+    budget = cap - BODY_MARGIN - len(collection)
+    total = sum(_size(r) for r in rows)
+    if total <= budget:
+        return [list(rows)]
+    setting = f"SECTIO_ADMIN_MAX_BODY_BYTES ({cap})"
+    if not split:
+        raise ContractError(
+            f"the {action}'s chunk records take {total} bytes, over {setting}, and a "
+            f"{action} is sent in one request: raise the setting (here and on the server) "
+            "or stop the server and run it here"
+        )
+    documents: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        documents.setdefault(str(row["doc_id"]), []).append(row)
+    batches: list[list[dict[str, Any]]] = [[]]
+    used = 0
+    for doc_id, chunks in documents.items():
+        size = sum(_size(r) for r in chunks)
+        if size > budget:
+            raise ContractError(
+                f"document {doc_id!r} takes {size} bytes of chunk records, over {setting} "
+                "of one request: raise the setting (here and on the server)"
+            )
+        if used + size > budget and batches[-1]:
+            batches.append([])
+            used = 0
+        batches[-1].extend(chunks)
+        used += size
+    return batches
+
+
+def summed(reports: Sequence[DocumentReport]) -> DocumentReport:
+    """One report of the batches of a write (doc ids and counts added up; the last
+    batch's collection count)."""
+    from dataclasses import replace
+
+    last = reports[-1]
+    if len(reports) == 1:
+        return last
+    return replace(
+        last,
+        added=tuple(sorted(d for r in reports for d in r.added)),
+        changed=tuple(sorted(d for r in reports for d in r.changed)),
+        deleted=tuple(sorted(d for r in reports for d in r.deleted)),
+        unchanged=sum(r.unchanged for r in reports),
+        upserted=sum(r.upserted for r in reports),
+        removed=sum(r.removed for r in reports),
+        embeddings_computed=sum(r.embeddings_computed for r in reports),
+        embeddings_cached=sum(r.embeddings_cached for r in reports),
+        seconds=sum(r.seconds for r in reports),
+        phases={},
+    )
 
 
 def emit_document_report(report: DocumentReport, as_json: bool) -> None:

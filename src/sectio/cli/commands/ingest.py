@@ -154,7 +154,10 @@ def _sent_to_server(
             f"collection {collection!r} is served by {url}: this write is made there with "
             "the collection's profile; drop --profile"
         )
-    report = forward(url, state.settings, action, collection=collection, records=records)
+    # a tenant's first load is one request: the tenant is served whole or not at all
+    report = forward(
+        url, state.settings, action, collection=collection, records=records, whole=True
+    )
     emit_document_report(report, as_json)
     return True
 
