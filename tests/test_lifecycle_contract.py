@@ -139,10 +139,6 @@ def test_an_admin_write_is_served_at_once(settings: Settings, tmp_path: Path) ->
     """One upsert and one delete through the HTTP admin endpoints of the serving app."""
     with Sectio(settings) as s:
         s.ingest(write_jsonl(tmp_path / "old.jsonl", OLD))
-        # Sectio.close leaves the backend open; local mode holds its folder until closed
-        close = getattr(s.backend, "close", None)
-        if close is not None:
-            close()
     with TestClient(create_app(settings)) as client:
         rows = [{**r, "tenant": "default"} for r in EDITED]
         up = client.post("/v1/admin/documents/upsert", json={"records": rows})

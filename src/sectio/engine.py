@@ -110,6 +110,8 @@ class Sectio(DocumentsFacade):
         self._inner_embedder = embedder
         self._embedder: CachedEmbedder | None = None
         self._backend = backend
+        #: Whether the backend is built here (then closed by :meth:`close`), not given.
+        self._owns_backend = backend is None
         self._open: dict[str, Collection] = {}
         #: The second tenant check of every read; ``tenant_guard.dropped`` feeds /metrics.
         self.tenant_guard = TenantGuard()
@@ -177,12 +179,17 @@ class Sectio(DocumentsFacade):
             coll.close()
 
     def close(self) -> None:
-        """Close every open collection and the cache."""
+        """Close every open collection, the cache, the operational store and the index
+        backend this engine built (a backend passed in stays open: its owner closes it)."""
         self.close_collections()
         if self._embedder is not None:
             self._embedder.close()
             self._embedder = None
         self.ops.close()
+        close_backend = getattr(self._backend, "close", None) if self._owns_backend else None
+        if close_backend is not None:
+            close_backend()
+            self._backend = None
 
     def __enter__(self) -> Sectio:
         return self
