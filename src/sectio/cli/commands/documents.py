@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -169,6 +169,25 @@ def summed(reports: Sequence[DocumentReport]) -> DocumentReport:
     )
 
 
+def write_records(
+    state: Context,
+    action: Literal["upsert", "sync"],
+    path: Path,
+    *,
+    fmt: str | None,
+    tenant: str | None,
+    collection: str,
+) -> DocumentReport:
+    """``upsert`` or ``sync`` PATH: sent to the ``sectio serve`` that holds the collection
+    open when one runs (the records read and checked here), else written here."""
+    url = served_url(state.settings)
+    if url is not None:  # the collection is open in `sectio serve`: the write goes there
+        records = state.sectio.read_records(path, fmt=fmt, tenant=tenant)
+        return forward(url, state.settings, action, collection=collection, records=records)
+    here = state.sectio.upsert if action == "upsert" else state.sectio.sync
+    return here(path, collection=collection, tenant=tenant, fmt=fmt)
+
+
 def emit_document_report(report: DocumentReport, as_json: bool) -> None:
     """Print a document write's report (JSON on stdout, or one line on stderr)."""
     if as_json:
@@ -200,12 +219,7 @@ def upsert(
     Documents are matched by doc_id; an unchanged one (same hash) costs nothing,
     a changed one has every chunk replaced. Other documents are untouched.
     """
-    url = served_url(state.settings)
-    if url is not None:  # the collection is open in `sectio serve`: the write goes there
-        records = state.sectio.read_records(path, fmt=fmt, tenant=tenant)
-        report = forward(url, state.settings, "upsert", collection=collection, records=records)
-    else:
-        report = state.sectio.upsert(path, collection=collection, tenant=tenant, fmt=fmt)
+    report = write_records(state, "upsert", path, fmt=fmt, tenant=tenant, collection=collection)
     emit_document_report(report, as_json)
 
 

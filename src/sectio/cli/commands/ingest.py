@@ -105,14 +105,9 @@ def _sync(
     state: Context, path: Path, fmt: str | None, tenant: str | None, collection: str, as_json: bool
 ) -> None:
     """``ingest --sync``: the tenant made equal to PATH (:meth:`sectio.Sectio.sync`)."""
-    from sectio.cli.commands.documents import emit_document_report, forward, served_url
+    from sectio.cli.commands.documents import emit_document_report, write_records
 
-    url = served_url(state.settings)
-    if url is not None:  # the collection is open in `sectio serve`: the write goes there
-        records = state.sectio.read_records(path, fmt=fmt, tenant=tenant)
-        report = forward(url, state.settings, "sync", collection=collection, records=records)
-    else:
-        report = state.sectio.sync(path, collection=collection, tenant=tenant, fmt=fmt)
+    report = write_records(state, "sync", path, fmt=fmt, tenant=tenant, collection=collection)
     emit_document_report(report, as_json)
 
 
