@@ -24,7 +24,12 @@ its ``holdout`` split (never tuned on), when it has them.
 Usage::
 
     .venv/bin/python benchmarks/answerability.py [--sets drugs,scifact,argocd]
-        [--per-query DIR] [--show-misses]
+        [--per-query DIR] [--show-misses] [--embedder minilm|e5] [--profile NAME]
+
+``--embedder`` and ``--profile`` apply to the ``new_corpora.py`` sets only
+(another model or profile is another collection, under
+``.sectio-bench/new-<set>-<embedder>[-<profile>]``; the MiniLM default-profile
+one is ``new_corpora.py``'s own).
 
 Collections are built once under ``.sectio-bench/`` and reused (SciFact's
 cold ingest takes ~6 minutes, Argo CD's ~7).
@@ -43,7 +48,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import BENCH, jsonl, open_drugs  # noqa: E402
 from new_corpora import SETS as NEW_SETS  # noqa: E402
-from new_corpora import open_set  # noqa: E402
+from new_corpora import open_set, source_of  # noqa: E402
 from new_corpora import questions as new_questions  # noqa: E402
 
 from sectio import Sectio, Settings  # noqa: E402
@@ -123,12 +128,29 @@ def open_argocd() -> tuple[Sectio, str]:
     return sx, "argocd"
 
 
+#: The embedder and profile of the ``new_corpora.py`` sets (``--embedder``, ``--profile``).
+NEW_OPTIONS: dict[str, str | None] = {"embedder": "minilm", "profile": None}
+
+
+def open_new(name: str, embedder: str, profile: str | None) -> tuple[Sectio, str]:
+    """A ``new_corpora.py`` set's collection with this embedder and profile (built when
+    missing; MiniLM with the default profile is ``new_corpora.py``'s own collection)."""
+    if embedder == "minilm" and profile is None:
+        sx, coll, _ = open_set(name, None, False)
+        return sx, coll
+    home = BENCH / "-".join(["new", name, embedder, *([Path(profile).stem] if profile else [])])
+    sx = Sectio(Settings(home=home / "sectio", embedder=embedder, traces=False))  # type: ignore[arg-type]
+    if not sx.backend.exists(name):
+        path, fmt = source_of(name, home)
+        sx.ingest(path, fmt=fmt, profile=profile, collection=name, replace=True)
+    return sx, name
+
+
 def new_corpus(name: str) -> tuple[Any, Any]:
     """Opener and questions of a ``new_corpora.py`` set (groups ``<kind>/<split>``)."""
 
     def opener() -> tuple[Sectio, str]:
-        sx, coll, _ = open_set(name, None, False)
-        return sx, coll
+        return open_new(name, str(NEW_OPTIONS["embedder"]), NEW_OPTIONS["profile"])
 
     def labelled() -> list[Question]:
         return [
@@ -226,7 +248,10 @@ def main() -> None:
     ap.add_argument("--sets", default="drugs,scifact,argocd")
     ap.add_argument("--per-query", type=Path, default=None)
     ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--embedder", choices=("minilm", "e5"), default="minilm")
+    ap.add_argument("--profile", default=None, help="a shipped profile name or a TOML file")
     args = ap.parse_args()
+    NEW_OPTIONS.update(embedder=args.embedder, profile=args.profile)
     for name in args.sets.split(","):
         opener, questions = SETS[name]
         sx, coll = opener()

@@ -234,6 +234,8 @@ class Sectio(DocumentsFacade):
         self.release(collection)
         size = self._write_size(collection, result.records, replace)
         with self.backend.writing(collection, "ingest", size):
+            import dataclasses
+
             from sectio.ingest.journal import settle
             from sectio.ingest.loader import load_records
             from sectio.retrieve.calibration import refresh_collection
@@ -254,8 +256,8 @@ class Sectio(DocumentsFacade):
                 detected=result.detected,
                 clock=clock,
             )
-            refresh_collection(self, collection)  # answerability calibration, stored
-            return report
+            warnings = refresh_collection(self, collection)  # answerability calibration
+            return dataclasses.replace(report, warnings=warnings) if warnings else report
 
     def _read(
         self,

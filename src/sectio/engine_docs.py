@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from sectio.ingest.phases import PhaseClock
     from sectio.ingest.readers import ReadResult
     from sectio.retrieve.pipeline import Router
+    from sectio.retrieve.reads import TenantGuard
 
 
 #: Writes adding up to this share of a tenant's points re-measure the collection's
@@ -57,6 +58,7 @@ class DocumentsFacade:
     """
 
     settings: Settings
+    tenant_guard: TenantGuard
     _open: dict[str, Collection]
     _routers: dict[str, Router]
 
@@ -393,9 +395,20 @@ class DocumentsFacade:
         if drift[key] >= RECALIBRATE_FRACTION * max(1, held):
             for other in [k for k in drift if k[0] == name]:
                 drift[other] = 0
-            self._open[name] = replace(coll, manifest=manifest)
+            self._open[name] = fresh = replace(coll, manifest=manifest)
+            self._store_calibration(fresh, tenant)
         else:
             coll.manifest = manifest
+
+    def _store_calibration(self, coll: Collection, tenant: str) -> None:
+        """The stored answerability calibration follows the write that re-measures
+        (:func:`sectio.retrieve.calibration.refresh_tenants`: measured again when stale)."""
+        from sectio.retrieve.calibration import refresh_tenants
+        from sectio.retrieve.policy import EvidencePolicy
+        from sectio.retrieve.scope import ReadScope
+
+        scope = ReadScope(coll, tenant, self.tenant_guard, EvidencePolicy(), self.embedder)
+        refresh_tenants([scope])
 
 
 def _journal_pending(backend: IndexBackend, name: str) -> bool:

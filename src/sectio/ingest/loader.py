@@ -68,6 +68,8 @@ class IngestReport:
     detected: str = ""
     #: Seconds per phase, in the order run (see :mod:`sectio.ingest.phases`).
     phases: dict[str, float] = field(default_factory=dict)
+    #: One-line warnings of the write (an English-only model over another language).
+    warnings: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -19,6 +19,16 @@ written before, a restored snapshot, a server collection) is measured again
 when a query first needs it and kept in memory. The same stored cosines
 serve every profile: a profile chooses its percentiles, never the model.
 
+The bank speaks the collection's language: at measure time the tenant's own
+prose (up to :data:`LANGUAGE_SAMPLE` chunks) is read by a small deterministic
+detector (:mod:`sectio.retrieve.language`), and each language holding at least
+a fifth of it is measured with its own bank (256 XQuAD questions in Vietnamese,
+Russian, German, Spanish and seven more; the English NQ bank for English and
+for a language without one), the cosines of every bank pooled. An English bank
+against a Vietnamese corpus measured what unrelated *English* reaches there
+(0.25 with MiniLM), not what unrelated Vietnamese does (0.5-0.8). The detected
+languages are stored with the cosines and shown by ``sectio info``.
+
 Example:
     >>> len(bank()) == 256 and all(q.strip() for q in bank())
     True
@@ -45,6 +55,12 @@ from sectio.index.collection import Collection, open_collection
 from sectio.index.filters import Eq, Where, tenant_where
 from sectio.index.port import IndexBackend, StoredPoint
 from sectio.retrieve.fusion import FusionParams
+from sectio.retrieve.language import (
+    bank_languages,
+    collection_languages,
+    language_bank,
+    model_mismatch,
+)
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
 from sectio.retrieve.scan import prose_where
@@ -61,6 +77,19 @@ def bank() -> tuple[str, ...]:
     return tuple(
         line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
     )
+
+
+def bank_questions(banks: Sequence[str]) -> tuple[str, ...]:
+    """The questions of the banks named (``en``: the NQ bank; see :func:`bank_languages`).
+
+    Example:
+        >>> len(bank_questions(("vi", "en")))
+        512
+    """
+    out: list[str] = []
+    for lang in banks:
+        out.extend(language_bank(lang) or bank())
+    return tuple(out)
 
 
 def best_cosines(
@@ -89,7 +118,7 @@ def dense_floor(scope: ReadScope, percentile: float, where: Where | None = None)
     elif where == catalog_where(scope.tenant):
         cosines = tenant_calibration(scope).catalog
     else:
-        cosines = best_cosines(scope, where=where)
+        cosines = best_cosines(scope, bank_questions(tenant_calibration(scope).banks), where)
     return float(np.percentile(cosines, percentile)) if cosines else 0.0
 
 
@@ -101,7 +130,9 @@ def catalog_where(tenant: str) -> Where:
 #: The stored calibration's file, beside the manifest in a collection's version folder.
 CALIBRATION_FILE = "calibration.json"
 #: Its format number (another one is measured again).
-CALIBRATION_FORMAT = 1
+CALIBRATION_FORMAT = 2
+#: Prose chunks of a tenant read to tell its language.
+LANGUAGE_SAMPLE = 200
 #: The tenant of a collection written before per-tenant corpora (its manifest lists none).
 DEFAULT_TENANT = "default"
 log = logging.getLogger(__name__)
@@ -111,18 +142,22 @@ log = logging.getLogger(__name__)
 class TenantCalibration:
     """What unrelated questions reach in one tenant of a collection: each bank question's
     best cosine among its prose chunks (``prose``) and among its catalog entries
-    (``catalog``; empty without a catalog), for the corpus ``digest`` names.
+    (``catalog``; empty without a catalog), for the corpus ``digest`` names; the
+    ``languages`` its prose reads as and the ``banks`` measured (one per language with a
+    bank, English for the rest; cosines pooled in that order).
 
     Example:
         >>> cal = TenantCalibration("d", (0.1, 0.3), ())
-        >>> cal.floor(50), cal.floor(50, catalog=True), cal.as_dict()["source"]
-        (0.2, None, 'measured')
+        >>> cal.floor(50), cal.floor(50, catalog=True), cal.as_dict()["source"], cal.banks
+        (0.2, None, 'measured', ('en',))
     """
 
     digest: str
     prose: tuple[float, ...]
     catalog: tuple[float, ...]
     source: str = "measured"
+    languages: tuple[str, ...] = ("en",)
+    banks: tuple[str, ...] = ("en",)
 
     def floor(self, percentile: float, *, catalog: bool = False) -> float | None:
         """The ``percentile`` of the prose (or catalog) cosines; None when there are none."""
@@ -135,6 +170,8 @@ class TenantCalibration:
             "prose": [round(c, 5) for c in self.prose],
             "catalog": [round(c, 5) for c in self.catalog],
             "source": self.source,
+            "languages": list(self.languages),
+            "banks": list(self.banks),
         }
 
 
@@ -147,16 +184,27 @@ def tenant_digest(collection: Collection, tenant: str) -> str:
     return f"{corpus}:{manifest.model_id}:{len(bank())}"
 
 
+def tenant_languages(scope: ReadScope) -> tuple[str, ...]:
+    """The languages of ``scope``'s tenant's prose (:func:`collection_languages` over up to
+    :data:`LANGUAGE_SAMPLE` chunks, engine order: a spread of documents)."""
+    points, _ = scope.index.scroll(prose_where(scope.tenant), limit=LANGUAGE_SAMPLE)
+    points = scope.guard.keep(points, scope.tenant, "calibration")
+    return collection_languages(str(p.payload.get("text", "")) for p in points)
+
+
 def measure(scope: ReadScope) -> TenantCalibration:
-    """Measure ``scope``'s tenant: the bank against its prose chunks and its catalog
-    (256 embeddings, cached, and up to 512 dense searches)."""
-    prose = best_cosines(scope)
+    """Measure ``scope``'s tenant: its languages (:func:`tenant_languages`), then their banks
+    against its prose chunks and its catalog (256 embeddings per bank, cached, and up to
+    512 dense searches per bank)."""
+    languages = tenant_languages(scope)
+    banks = bank_languages(languages)
+    questions = bank_questions(banks)
+    prose = best_cosines(scope, questions)
     where = catalog_where(scope.tenant)
     has_catalog = bool(scope.index.count(where))
-    catalog = best_cosines(scope, where=where) if has_catalog else []
-    return TenantCalibration(
-        tenant_digest(scope.collection, scope.tenant), tuple(prose), tuple(catalog)
-    )
+    catalog = best_cosines(scope, questions, where) if has_catalog else []
+    digest = tenant_digest(scope.collection, scope.tenant)
+    return TenantCalibration(digest, tuple(prose), tuple(catalog), "measured", languages, banks)
 
 
 def stored_file(collection: Collection) -> Path | None:
@@ -173,13 +221,21 @@ def read_stored(path: Path | None) -> dict[str, TenantCalibration]:
         data = json.loads(path.read_text("utf-8"))
         if data.get("format") != CALIBRATION_FORMAT:
             return {}
-        return {
-            t: TenantCalibration(str(v["digest"]), tuple(v["prose"]), tuple(v["catalog"]), "stored")
-            for t, v in data.get("tenants", {}).items()
-        }
+        return {t: _stored_entry(v) for t, v in data.get("tenants", {}).items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         log.debug("calibration %s unreadable: %s", path, exc)
         return {}
+
+
+def _stored_entry(v: dict[str, Any]) -> TenantCalibration:
+    return TenantCalibration(
+        str(v["digest"]),
+        tuple(v["prose"]),
+        tuple(v["catalog"]),
+        "stored",
+        tuple(v["languages"]),
+        tuple(v["banks"]),
+    )
 
 
 def refresh(scope: ReadScope) -> TenantCalibration:
@@ -198,12 +254,16 @@ def refresh(scope: ReadScope) -> TenantCalibration:
     return cal
 
 
-def refresh_tenants(scopes: Iterable[ReadScope]) -> None:
-    """:func:`refresh` each scope's tenant whose stored calibration is missing or stale."""
+def refresh_tenants(scopes: Iterable[ReadScope]) -> list[TenantCalibration]:
+    """:func:`refresh` each scope's tenant whose stored calibration is missing or stale;
+    every scope's current calibration, in order."""
+    out: list[TenantCalibration] = []
     for scope in scopes:
         stored = read_stored(stored_file(scope.collection)).get(scope.tenant)
         if stored is None or stored.digest != tenant_digest(scope.collection, scope.tenant):
-            refresh(scope)
+            stored = refresh(scope)
+        out.append(stored)
+    return out
 
 
 def tenant_calibration(scope: ReadScope) -> TenantCalibration:
@@ -386,19 +446,27 @@ class CalibrationHost(Protocol):
     tenant_guard: TenantGuard
 
 
-def refresh_collection(host: CalibrationHost, name: str) -> None:
+def refresh_collection(host: CalibrationHost, name: str) -> tuple[str, ...]:
     """Store the calibration of every tenant of collection ``name`` whose stored one is
     missing or stale (:func:`refresh_tenants`): the one call a write of a collection ends
-    with (``Sectio.ingest``; upsert, delete and sync the same). Opens the collection for
-    the measure and closes it again (the writer released it before writing); a backend
-    that keeps no folder for it (a Qdrant server) stores nothing, so nothing is measured."""
+    with (``Sectio.ingest``; upsert, delete and sync once their writes add up, see
+    ``sectio.engine_docs``). Opens the collection for the measure and closes it again (the
+    writer released it before writing); a backend that keeps no folder for it (a Qdrant
+    server) stores nothing, so only its languages are read.
+
+    Returns the warnings of the write, at most one line (:func:`model_mismatch`: an
+    English-only model over a collection in another language)."""
     coll = open_collection(host.backend, name, host.embedder)
     try:
-        if stored_file(coll) is None:  # a backend without a folder: measured at first query
-            return
         tenants = list(coll.manifest.tenants) or [DEFAULT_TENANT]
         guard, embedder = host.tenant_guard, host.embedder
-        refresh_tenants(ReadScope(coll, t, guard, EvidencePolicy(), embedder) for t in tenants)
+        scopes = [ReadScope(coll, t, guard, EvidencePolicy(), embedder) for t in tenants]
+        if stored_file(coll) is None:  # a backend without a folder: measured at first query
+            languages = [lang for s in scopes for lang in tenant_languages(s)]
+        else:
+            languages = [lang for cal in refresh_tenants(scopes) for lang in cal.languages]
+        line = model_mismatch(coll.manifest.model_id, dict.fromkeys(languages))
+        return (line,) if line else ()
     finally:
         coll.close()
 
@@ -408,8 +476,10 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
     shows them, from the stored calibration (nothing is measured: a tenant without a
     current one says so, and its first query measures it).
 
-    ``{"settings": {...}, "tenants": {tenant: {"source", "dense_floor", "margin_floor",
-    "strong_floor", "catalog_floor"}}}``; floors None where there is nothing to read.
+    ``{"settings": {...}, "tenants": {tenant: {"source", "languages", "banks",
+    "model_mismatch", "dense_floor", "margin_floor", "strong_floor", "catalog_floor"}}}``;
+    floors None where there is nothing to read, ``model_mismatch`` None unless an
+    English-only model embeds a tenant in another language.
     """
     from sectio.retrieve.answerability.weigh import STRONG_MARGIN
 
@@ -429,6 +499,9 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
         pct = cfg.catalog_percentile
         tenants[tenant] = {
             "source": "fixed by the profile" if cfg.dense_floor is not None else "stored",
+            "languages": list(cal.languages),
+            "banks": list(cal.banks),
+            "model_mismatch": model_mismatch(collection.manifest.model_id, cal.languages),
             "dense_floor": floor,
             "margin_floor": None if floor is None else round(floor + cfg.planner_margin, 4),
             "strong_floor": None if floor is None else round(floor + STRONG_MARGIN, 4),

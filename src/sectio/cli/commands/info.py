@@ -77,7 +77,10 @@ def _threshold_lines(summary: dict[str, Any] | None) -> None:
             )
             if t.get(key) is not None
         )
-        click.echo(f"    {tenant}: {floors} ({t['source']})")
+        langs = f"; language {'+'.join(t['languages'])}, bank {'+'.join(t['banks'])}"
+        click.echo(f"    {tenant}: {floors} ({t['source']}{langs})")
+        if t.get("model_mismatch"):
+            click.echo(f"    warning: {t['model_mismatch']}")
 
 
 def _learned_lines(learned: dict[str, object] | None) -> None:

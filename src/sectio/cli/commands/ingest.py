@@ -86,6 +86,8 @@ def ingest(
     if profile_time:
         for line in phase_table(report.phases):
             note(line)
+    for line in report.warnings:
+        note(f"warning: {line}")
     if as_json:
         emit_json({**report.as_dict(), **_listing(path, fmt)})
         return
