@@ -433,6 +433,27 @@ def test_the_planner_floor_abstains_a_question_far_from_every_page(tmp_path: Pat
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("floor", "scale"), [(0.2, 1.0), (0.86, 0.2)])
+def test_margins_are_scaled_to_the_room_the_floor_leaves(
+    tmp_path: Path, floor: float, scale: float
+) -> None:
+    # a model that packs every text into a narrow cone (e5 on Vietnamese: floor 0.865) has
+    # no room for MiniLM's 0.10 margin: over a floor of 0.86 it is 0.10 * 0.14 / 0.70
+    sx, _ = _planner_home(tmp_path, dense_floor=floor, planner_margin=0.1, guest_margin=0.3)
+    with sx:
+        result = sx.ask("Which users can access projects?", collection="d", tenant="default")
+    ans = result.details["answerability"]
+    thresholds, signals = ans["thresholds"], ans["signals"]
+    assert thresholds["margin_scale"] == scale
+    assert thresholds["planner_floor"] == round(floor + 0.1 * scale, 4)
+    assert thresholds["guest_floor"] == round(floor + 0.3 * scale, 4)
+    # the scaled floor is the one that decides
+    passed = signals["best_dense"] >= thresholds["planner_floor"]
+    assert (result.decision != "ABSTAIN") == passed
+    assert passed or signals["rule"] in {"dense", "coverage"}
+
+
+@pytest.mark.slow
 def test_a_question_no_page_is_about_abstains_on_the_catalog_floor(tmp_path: Path) -> None:
     # floors that every question passes (a fixed dense floor of 0, no margins, no coverage
     # needed), and a catalog floor at the highest cosine the calibration bank's

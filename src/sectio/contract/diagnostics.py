@@ -279,6 +279,7 @@ class Thresholds(Facts):
     strong_floor: float | None = None
     catalog_strong_floor: float | None = None
     strong_coverage: float | None = None
+    margin_scale: float | None = None
     rerank_floor: float | None = None
 
 

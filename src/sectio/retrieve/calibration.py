@@ -477,12 +477,12 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
     current one says so, and its first query measures it).
 
     ``{"settings": {...}, "tenants": {tenant: {"source", "languages", "banks",
-    "model_mismatch", "dense_floor", "margin_floor", "strong_floor", "catalog_floor"}}}``;
+    "model_mismatch", "dense_floor", "margin_scale", "margin_floor", "strong_floor",
+    "catalog_floor"}}}`` (the margins scaled to the model's units:
+    :mod:`~sectio.retrieve.answerability.margins`);
     floors None where there is nothing to read, ``model_mismatch`` None unless an
     English-only model embeds a tenant in another language.
     """
-    from sectio.retrieve.answerability.weigh import STRONG_MARGIN
-
     cfg = collection.profile.answerability
     stored = read_stored(stored_file(collection))
     tenants: dict[str, Any] = {}
@@ -503,10 +503,11 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
             "banks": list(cal.banks),
             "model_mismatch": model_mismatch(collection.manifest.model_id, cal.languages),
             "dense_floor": floor,
-            "margin_floor": None if floor is None else round(floor + cfg.planner_margin, 4),
-            "strong_floor": None if floor is None else round(floor + STRONG_MARGIN, 4),
+            **_margin_floors(floor, cfg.planner_margin),
             "catalog_floor": None if pct is None else cal.floor(pct, catalog=True),
         }
+    from sectio.retrieve.answerability.weigh import STRONG_MARGIN
+
     settings = {
         "min_coverage": cfg.min_coverage,
         "calibration_percentile": cfg.calibration_percentile,
@@ -517,3 +518,19 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
         "subject": cfg.subject,
     }
     return {"settings": settings, "tenants": tenants}
+
+
+def _margin_floors(floor: float | None, planner_margin: float) -> dict[str, float | None]:
+    """The margin scale over ``floor`` and the floors with the planner's and the strong
+    margin on (all None without a floor)."""
+    from sectio.retrieve.answerability.margins import margin_scale
+    from sectio.retrieve.answerability.weigh import STRONG_MARGIN
+
+    if floor is None:
+        return {"margin_scale": None, "margin_floor": None, "strong_floor": None}
+    scale = margin_scale(floor)
+    return {
+        "margin_scale": round(scale, 4),
+        "margin_floor": round(floor + planner_margin * scale, 4),
+        "strong_floor": round(floor + STRONG_MARGIN * scale, 4),
+    }

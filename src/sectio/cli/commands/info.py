@@ -78,6 +78,8 @@ def _threshold_lines(summary: dict[str, Any] | None) -> None:
             if t.get(key) is not None
         )
         langs = f"; language {'+'.join(t['languages'])}, bank {'+'.join(t['banks'])}"
+        if t.get("margin_scale") is not None and t["margin_scale"] < 1:
+            langs += f"; margins x{t['margin_scale']:.3f}, the model's units"
         click.echo(f"    {tenant}: {floors} ({t['source']}{langs})")
         if t.get("model_mismatch"):
             click.echo(f"    warning: {t['model_mismatch']}")

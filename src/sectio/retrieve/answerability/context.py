@@ -17,6 +17,7 @@ from typing import Protocol
 from sectio.contract.diagnostics import Signals, Thresholds
 from sectio.contract.profile import AnswerabilitySettings
 from sectio.index.lexical import LexicalEncoder
+from sectio.retrieve.answerability.margins import margin_scale
 from sectio.retrieve.answerability.verdict import Verdict
 from sectio.retrieve.answerability.weigh import weigh
 from sectio.retrieve.fusion import is_question
@@ -142,6 +143,15 @@ class RuleContext:
         if weighed:
             self.signals.weighed = weighed
         return kept
+
+    def margin(self, margin: float) -> float:
+        """``margin`` (a cosine distance over the dense floor) in this collection's units
+        (:mod:`~sectio.retrieve.answerability.margins`; recorded as
+        ``thresholds.margin_scale``). Needs a dense floor."""
+        assert self.dense_floor is not None
+        scale = margin_scale(self.dense_floor)
+        self.thresholds.margin_scale = round(scale, 4)
+        return margin * scale
 
     @property
     def best(self) -> float:

@@ -9,7 +9,8 @@ the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
   in a row ("pvc": "PersistentVolumeClaim", "persistent volume claim"); or
 * the rest of the question is well covered at a strong similarity: the
   coverage of its known terms reaches :data:`STRONG_COVERAGE` and the best
-  cosine reaches the calibrated floor plus :data:`STRONG_MARGIN`.
+  cosine reaches the calibrated floor plus :data:`STRONG_MARGIN` (in the model's
+  units: :mod:`~sectio.retrieve.answerability.margins`).
 
 Strengths, doses, units, versions and dosage forms never get here: they are
 no salient term (:func:`sectio.retrieve.words.quantity_word`).
@@ -56,10 +57,11 @@ def strong_evidence(ctx: RuleContext) -> bool:
     floor = ctx.dense_floor
     if floor is None or not ctx.outcome.evidence:
         return False
-    ctx.thresholds.strong_floor = round(floor + STRONG_MARGIN, 4)
+    strong = floor + ctx.margin(STRONG_MARGIN)
+    ctx.thresholds.strong_floor = round(strong, 4)
     ctx.thresholds.strong_coverage = STRONG_COVERAGE
     known = [t for t in ctx.terms if t.df > 0]
-    return bool(known) and ctx.coverage >= STRONG_COVERAGE and ctx.best >= floor + STRONG_MARGIN
+    return bool(known) and ctx.coverage >= STRONG_COVERAGE and ctx.best >= strong
 
 
 def acronyms(texts: Iterable[str]) -> set[str]:

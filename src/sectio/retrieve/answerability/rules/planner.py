@@ -15,7 +15,8 @@ collection mentions in at most ``guest_share`` of its chunks: another product
 it mentions in passing) needs evidence at least ``guest_margin`` above the
 calibrated floor, and that close evidence must name each guest (a close page
 that never names it is about something else); any other question needs
-evidence ``planner_margin`` above it. Last, a question whose closest page
+evidence ``planner_margin`` above it (each margin in the model's units:
+:mod:`~sectio.retrieve.answerability.margins`). Last, a question whose closest page
 (its best cosine among the page catalog entries) is no closer than
 general-knowledge questions come to the catalog is about no page
 (``rule = "catalog"``): evidence passages can share a question's words
@@ -96,11 +97,13 @@ class Planner:
             for w in dict.fromkeys(capitalised_words(ctx.question))
             if w in by_word and 0 < by_word[w].df <= limit and cfg.subject != "document"
         ]
-        floor = dense_floor + (cfg.guest_margin if guests else cfg.planner_margin)
+        planner_floor = dense_floor + ctx.margin(cfg.planner_margin)
+        guest_floor = dense_floor + ctx.margin(cfg.guest_margin)
+        floor = guest_floor if guests else planner_floor
         signals.guest_names = guests
         thresholds.guest_df = limit
-        thresholds.planner_floor = round(dense_floor + cfg.planner_margin, 4)
-        thresholds.guest_floor = round(dense_floor + cfg.guest_margin, 4)
+        thresholds.planner_floor = round(planner_floor, 4)
+        thresholds.guest_floor = round(guest_floor, 4)
         near = guest_cosines(ctx, guests, by_word, outcome.evidence)
         far = [w for w, cosine in near.items() if cosine < floor]
         signals.guest_cosines = {w: round(c, 4) for w, c in near.items()}
@@ -121,7 +124,7 @@ class Planner:
         if catalog.best > catalog.floor:
             return None
         assert ctx.dense_floor is not None  # checked by ``check``
-        strong = ctx.dense_floor + CATALOG_STRONG_MARGIN
+        strong = ctx.dense_floor + ctx.margin(CATALOG_STRONG_MARGIN)
         ctx.thresholds.catalog_strong_floor = round(strong, 4)
         if ctx.best >= strong:  # passages this close answer it, whatever page they are on
             return None
