@@ -53,6 +53,7 @@ def test_each_engine_registers_its_chain() -> None:
         "unknown_name",
         "class_subject",
         "absent_words",
+        "unseen_pairs",
         "subject",
         "coverage",
         "planner",

@@ -20,6 +20,7 @@ from sectio import Sectio, Settings
 from sectio.cli import cli
 from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
 from sectio.contract.explain import why
+from sectio.contract.profile import LexicalSettings
 from sectio.retrieve.answerability.rules.category import class_subject
 from sectio.retrieve.answerability.weigh import acronyms
 from sectio.retrieve.calibration import (
@@ -237,3 +238,35 @@ def test_a_question_mostly_of_absent_words_abstains(generic: Sectio) -> None:
     kept = generic.ask("must redistribution retain the copyright notice verbatim", collection="g")
     assert kept.details.answerability is not None
     assert kept.details.answerability.signals.rule != "absent_words"
+
+
+# --- known words the collection never writes together -------------------------------------
+def test_known_words_never_written_together_abstain(generic: Sectio) -> None:
+    # every word is the collection's ("terms", "notice", "grant"), none next to another
+    off = generic.ask("What terms does the notice grant?", collection="g")
+    report = off.details.answerability
+    assert report is not None
+    assert (off.decision, off.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert report.signals.rule == "unseen_pairs"
+    assert report.uncovered == ["terms", "notice", "grant"]
+    # one pair the collection writes ("copyright notice") and the rule says nothing
+    kept = generic.ask("Which copyright notice must redistribution retain?", collection="g")
+    assert kept.details.answerability is not None
+    assert kept.details.answerability.signals.rule != "unseen_pairs"
+
+
+def test_term_pairs_are_read_per_field_in_either_order() -> None:
+    from sectio.index.lexical import LexicalEncoder
+    from sectio.retrieve.stats import TermStats
+
+    lexical = LexicalEncoder(LexicalSettings())
+    stats = TermStats.from_payloads(
+        [{"section_title": "Caret requirements", "text": "Pin your versions with care."}],
+        lexical,
+    )
+    (caret,), (req,), (pin,), (ver,) = (
+        sorted(lexical.terms(w)) for w in ("caret", "requirements", "pin", "versions")
+    )
+    assert (caret, req) in stats.pairs and (req, caret) in stats.pairs
+    assert (pin, ver) in stats.pairs  # "your" is a stopword: skipped
+    assert (req, pin) not in stats.pairs  # a title does not run into its text

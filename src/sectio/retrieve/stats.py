@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from sectio.contract.result import Evidence
 from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.text import tokens
@@ -27,6 +29,49 @@ from sectio.retrieve.words import plain_words, quantity_word
 
 #: A word in the subject sections of more than this share of documents names a class.
 CLASS_SHARE = 0.15
+
+
+@dataclass(frozen=True, eq=False)
+class TermPairs:
+    """Which BM25 terms a tenant writes next to each other (stopwords skipped, either
+    order): "pin requirements" is a pair of a corpus that writes "pin your requirements".
+
+    Kept as one sorted array of 64-bit keys (8 bytes a pair).
+
+    Example:
+        >>> pairs = TermPairs.of([[3, 5, 8]])
+        >>> (5, 3) in pairs, (3, 5) in pairs, (3, 8) in pairs, len(pairs)
+        (True, True, False, 4)
+    """
+
+    keys: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @staticmethod
+    def key(a: int, b: int) -> int:
+        return (a << 32) | b
+
+    @classmethod
+    def of(cls, runs: Iterable[Sequence[int]]) -> TermPairs:
+        """The pairs of each run of term ids (one text's content terms, in order)."""
+        parts: list[np.ndarray] = []
+        for run in runs:
+            if len(run) < 2:
+                continue
+            ids = np.asarray(run, dtype=np.int64)
+            a, b = ids[:-1], ids[1:]
+            parts.extend(((a << 32) | b, (b << 32) | a))
+        keys = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        return cls(keys)
+
+    def __contains__(self, pair: object) -> bool:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return False
+        k = self.key(int(pair[0]), int(pair[1]))
+        i = int(np.searchsorted(self.keys, k))
+        return i < len(self.keys) and int(self.keys[i]) == k
+
+    def __len__(self) -> int:
+        return len(self.keys)
 
 
 @dataclass(frozen=True)
@@ -37,13 +82,14 @@ class TermStats:
     (:meth:`LexicalEncoder.terms`) to the points holding it, ``words`` is every
     normalized word of every text (for "occurs verbatim in the collection"),
     ``headings`` every section title's words (a question that is one of them
-    names that section).
+    names that section), ``pairs`` the terms it writes side by side (:class:`TermPairs`).
     """
 
     chunks: int
     df: Mapping[int, int]
     words: frozenset[str] = frozenset()
     headings: frozenset[tuple[str, ...]] = frozenset()
+    pairs: TermPairs = field(default_factory=TermPairs)
 
     @classmethod
     def from_payloads(
@@ -53,17 +99,20 @@ class TermStats:
         df: Counter[int] = Counter()
         words: set[str] = set()
         headings: set[tuple[str, ...]] = set()
+        runs: list[list[int]] = []
+        term_of: dict[str, tuple[int, ...]] = {}
         n = 0
         for p in payloads:
-            text = " ".join(
-                str(p.get(k) or "") for k in ("doc_title", "section_title", "text") if p.get(k)
-            )
             n += 1
-            df.update(lexical.terms(text))
-            words.update(tokens(text))
+            fields = [str(p[k]) for k in ("doc_title", "section_title", "text") if p.get(k)]
+            df.update(lexical.terms(" ".join(fields)))
+            for field_text in fields:  # a run each: a title does not run into its text
+                toks = tokens(field_text)
+                words.update(toks)
+                runs.append(_term_run(toks, lexical, term_of))
             if p.get("section_title"):
                 headings.add(tokens(plain_words(str(p["section_title"]))))
-        return cls(n, dict(df), frozenset(words), frozenset(headings))
+        return cls(n, dict(df), frozenset(words), frozenset(headings), TermPairs.of(runs))
 
     @property
     def max_idf(self) -> float:
@@ -93,6 +142,19 @@ class Term:
     def unknown_name(self) -> bool:
         """A name-like word the collection never contains."""
         return self.df == 0 and self.name_like
+
+
+def _term_run(
+    toks: Sequence[str], lexical: LexicalEncoder, term_of: dict[str, tuple[int, ...]]
+) -> list[int]:
+    """The BM25 term ids of ``toks`` in order (stopwords have none; ``term_of`` caches)."""
+    run: list[int] = []
+    for w in toks:
+        ids = term_of.get(w)
+        if ids is None:
+            ids = term_of[w] = tuple(sorted(lexical.terms(w)))
+        run.extend(ids)
+    return run
 
 
 def salient_terms(

@@ -20,6 +20,8 @@ rule                decides
                     not hold abstains ("what type of drug is ecstasy")
 ``absent_words``    a question mostly of words the collection never contains
                     abstains (``subject = "terms"``)
+``unseen_pairs``    a question whose known words the collection never writes
+                    side by side abstains (``subject = "terms"``)
 ``subject``         another subject named (``subject = "document"``) abstains
 ``coverage``        too little of the salient-term weight covered abstains
 ``planner``         headings, names, guests, margins and a docs catalog (every
@@ -45,6 +47,7 @@ from sectio.retrieve.answerability.rules.planner import ExactSeed, Planner
 from sectio.retrieve.answerability.rules.rerank import RerankFloor
 from sectio.retrieve.answerability.rules.subject import Subject
 from sectio.retrieve.answerability.rules.unknown import UnknownName
+from sectio.retrieve.answerability.rules.unseen import UnseenPairs
 
 
 def section_rules() -> tuple[Rule, ...]:
@@ -57,6 +60,7 @@ def section_rules() -> tuple[Rule, ...]:
         UnknownName(),
         ClassSubject(),
         AbsentWords(),
+        UnseenPairs(),
         Subject(),
         Coverage(),
         Planner(),
@@ -91,6 +95,7 @@ __all__ = [
     "RerankFloor",
     "Subject",
     "UnknownName",
+    "UnseenPairs",
     "docs_rules",
     "section_rules",
     "with_rules_before",

@@ -1,0 +1,54 @@
+"""``unseen_pairs``: a question whose known words the collection never writes together.
+
+An off-topic question in the corpus's own words ("How do I use uv pip compile
+to pin requirements?" on the Poetry docs, "What is the statute of limitations
+for breach of contract in California?" on licence texts) passes coverage:
+each word is somewhere in the collection. What the collection never does is
+write them side by side. Where terms decide (``subject = "terms"``), a
+question on a ranked route whose known salient terms make at least one
+adjacent pair, none of which the collection writes next to each other
+(stopwords skipped, either order: :class:`~sectio.retrieve.stats.TermPairs`),
+abstains (``subject_not_in_corpus``, the pairs' words uncovered) unless the
+evidence is strong (:func:`~sectio.retrieve.answerability.weigh.strong_evidence`).
+
+Not on a drug corpus (``subject = "document"``): consumers write conditions
+and complaints in words no label puts together ("leg swelling caused by
+steroids"), and the subject rule reads other drugs from the labels.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from sectio.retrieve.answerability.context import RuleContext
+from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
+from sectio.retrieve.answerability.weigh import strong_evidence
+from sectio.retrieve.stats import Term
+
+
+def question_pairs(terms: list[Term]) -> list[tuple[Term, Term]]:
+    """The adjacent pairs of the question's salient terms the collection contains."""
+    known = [t for t in terms if t.df > 0]
+    return list(itertools.pairwise(known))
+
+
+class UnseenPairs:
+    """Known words the collection never writes together (see the module doc)."""
+
+    name = "unseen_pairs"
+
+    def check(self, ctx: RuleContext) -> Verdict | None:
+        if ctx.settings.subject != "terms" or not ctx.ranked or ctx.named is not None:
+            return None
+        if not ctx.asks or ctx.dense_floor is None or not ctx.outcome.evidence:
+            return None
+        pairs = question_pairs(ctx.terms)
+        if not pairs:
+            return None
+        written = ctx.stats.pairs
+        if any((a, b) in written for x, y in pairs for a in x.ids for b in y.ids):
+            return None
+        if strong_evidence(ctx):
+            return None
+        words = list(dict.fromkeys(t.word for pair in pairs for t in pair))
+        return ctx.decide(self.name, SUBJECT_NOT_IN_CORPUS, words)
