@@ -123,13 +123,22 @@ def source_of(name: str, home: Path) -> tuple[Path, str | None]:
     return path, None
 
 
-def open_set(name: str, profile: str | None, reingest: bool) -> tuple[Sectio, str, float | None]:
-    """A MiniLM ``Sectio`` holding collection ``name`` (built when missing); the ingest time."""
-    tag = Path(profile).stem if profile else "minilm"
+def open_set(
+    name: str, profile: str | None, reingest: bool, embedder: str = "minilm"
+) -> tuple[Sectio, str, float | None]:
+    """A ``Sectio`` holding collection ``name`` (built when missing); the ingest time.
+
+    MiniLM's home is ``new-<set>-minilm`` (``new-<set>-<profile>`` with a profile);
+    another embedder's ``new-<set>-<embedder>[-<profile>]``, as ``answerability.py``'s.
+    """
+    if embedder == "minilm":
+        tag = Path(profile).stem if profile else "minilm"
+    else:
+        tag = "-".join([embedder, *([Path(profile).stem] if profile else [])])
     home = BENCH / f"new-{name}-{tag}"
     if reingest and home.exists():
         shutil.rmtree(home)  # a cold ingest: no collection, no embedding cache
-    sx = Sectio(Settings(home=home / "sectio", embedder="minilm", traces=False))
+    sx = Sectio(Settings(home=home / "sectio", embedder=embedder, traces=False))  # type: ignore[arg-type]
     ingest_s = None
     if reingest or not sx.backend.exists(name):
         path, fmt = source_of(name, home)
@@ -232,7 +241,7 @@ def misses(rows: list[Outcome]) -> None:
 
 def run_set(name: str, args: argparse.Namespace) -> tuple[list[Outcome], float | None]:
     """Every question of ``name`` in the chosen splits (the collection warmed first)."""
-    sx, coll, ingest_s = open_set(name, args.profile, args.reingest)
+    sx, coll, ingest_s = open_set(name, args.profile, args.reingest, args.embedder)
     try:
         qs = questions(name, tuple(args.splits.split(",")))
         for q in qs[:5]:  # warm: model loaded, collection open
@@ -249,6 +258,7 @@ def main() -> None:
     ap.add_argument("--splits", default="dev,holdout")
     ap.add_argument("--profile", default=None, help="a shipped profile name or a TOML file")
     ap.add_argument("--reingest", action="store_true")
+    ap.add_argument("--embedder", choices=("minilm", "e5"), default="minilm")
     ap.add_argument("--per-query", type=Path, default=None)
     ap.add_argument("--show-misses", action="store_true")
     args = ap.parse_args()
