@@ -270,3 +270,15 @@ def test_term_pairs_are_read_per_field_in_either_order() -> None:
     assert (caret, req) in stats.pairs and (req, caret) in stats.pairs
     assert (pin, ver) in stats.pairs  # "your" is a stopword: skipped
     assert (req, pin) not in stats.pairs  # a title does not run into its text
+
+
+def test_a_common_word_inside_a_file_name_is_a_name(generic: Sectio) -> None:
+    # the fake embedder's vocabulary reads every word as a common one: "hatch" alone is a
+    # word the licences simply do not use, "hatch.toml" names another tool's file
+    named = generic.ask("How do I copy the work into hatch.toml?", collection="g")
+    report = named.details.answerability
+    assert report is not None and report.signals.unknown == ["hatch", "toml"]
+    assert (named.decision, report.signals.rule) == ("ABSTAIN", "unknown_name")
+    plain = generic.ask("How do I copy the work into a hatch?", collection="g")
+    assert plain.details.answerability is not None
+    assert plain.details.answerability.signals.unknown == []

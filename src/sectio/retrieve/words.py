@@ -34,6 +34,31 @@ def plain_words(question: str) -> str:
     return _BARE_CONTRACTION.sub("", _CONTRACTION.sub("", _POSSESSIVE.sub(r"\1", question)))
 
 
+#: A file name or a dotted or underscored identifier as a question writes one ("hatch.toml",
+#: ".npmrc", "Pipfile.lock", "PUSH_PROMISE", "installer.max-workers"); not "e.g." nor "v1.2".
+_IDENTIFIER = re.compile(
+    r"(?<![\w.])\.[A-Za-z][A-Za-z0-9]+(?![\w.])"
+    r"|(?<![\w.])[A-Za-z][A-Za-z0-9-]*(?:[._][A-Za-z][A-Za-z0-9-]*)+"
+)
+
+
+def identifier_words(question: str) -> frozenset[str]:
+    """The words (lowercased, two letters or more) of the file names and dotted or
+    underscored identifiers written in ``question``: a common word written inside one
+    ("hatch" in "hatch.toml") is part of a name, not the word of the language.
+
+    Example:
+        >>> sorted(identifier_words("Configure hatch.toml, .npmrc and PUSH_PROMISE, e.g. v1.2"))
+        ['hatch', 'npmrc', 'promise', 'push', 'toml']
+    """
+    return frozenset(
+        part
+        for match in _IDENTIFIER.findall(question)
+        for part in re.split(r"[._-]", match.lower())
+        if len(part) >= 2
+    )
+
+
 def capitalised_words(question: str) -> list[str]:
     """The words written with a capital inside the question (not its first word), lowercased.
 
