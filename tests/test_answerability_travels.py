@@ -282,3 +282,31 @@ def test_a_common_word_inside_a_file_name_is_a_name(generic: Sectio) -> None:
     plain = generic.ask("How do I copy the work into a hatch?", collection="g")
     assert plain.details.answerability is not None
     assert plain.details.answerability.signals.unknown == []
+
+
+def test_info_shows_margins_in_the_models_units(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a floor of 0.86 leaves 0.14 of the cosine range: every margin is x0.2 of the profile's
+    profile = tmp_path / "narrow.toml"
+    profile.write_text(
+        'name = "narrow"\n[answerability]\ndense_floor = 0.86\nplanner_margin = 0.1\n',
+        encoding="utf-8",
+    )
+    home = tmp_path / "home"
+    with Sectio(Settings(home=home, embedder="fake", traces=False)) as s:
+        rows = [
+            {"chunk_id": "a#0", "doc_id": "a", "section_key": "s", "part_index": 0, "text": "x."}
+        ]
+        s.ingest(write_jsonl(tmp_path / "n.jsonl", rows), profile=str(profile), collection="n")
+    for key, value in (("SECTIO_HOME", str(home)), ("SECTIO_EMBEDDER", "fake")):
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("SECTIO_TRACES", "false")
+    runner = CliRunner()
+    out = runner.invoke(cli, ["info", "-c", "n", "--json"])
+    assert out.exit_code == 0, out.output
+    tenant = json.loads(out.output)["collections"][0]["answerability"]["tenants"]["default"]
+    assert (tenant["dense_floor"], tenant["margin_scale"]) == (0.86, 0.2)
+    assert tenant["margin_floor"] == 0.88 and tenant["strong_floor"] == 0.93
+    human = runner.invoke(cli, ["info", "-c", "n"])
+    assert "margins x0.200, the model's units" in human.output
