@@ -192,3 +192,32 @@ def test_cli_prints_the_detection(
     assert main(["ingest", str(folder), "-c", "m"]) == 1
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("error: ") and "mixes formats" in line
+
+
+def test_a_folder_of_unsupported_files_is_refused_listing_them(tmp_path: Path) -> None:
+    """No file of a folder is skipped without being named, also when none is read."""
+    root = tmp_path / "exports"
+    root.mkdir()
+    (root / "a.xyz").write_text("a\n")
+    (root / "c.csv").write_text("col1,col2\n")
+    with pytest.raises(ContractError) as caught:
+        detect_source(root)
+    message = str(caught.value)
+    assert "no documents" in message and "it holds 2 files: a.xyz (" in message
+    assert "c.csv (" in message
+    (root / "a.xyz").unlink()
+    (root / "c.csv").unlink()
+    with pytest.raises(ContractError, match="; it is empty"):
+        detect_source(root)
+
+
+def test_a_cut_jsonl_line_is_located_at_its_end_not_at_column_1(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text(jsonl(rows(1)) + '{"chunk_id": "b", "doc_id": "d",\n')
+    with pytest.raises(RecordError, match=r"cut.jsonl:2: .*\(at the end of the line\)"):
+        sectio.ingest(path)
+    path.write_text(jsonl(rows(1)) + '{"chunk_id": "b" "doc_id": "d"}\n')
+    with pytest.raises(RecordError, match=r"cut.jsonl:2: .*Expecting ',' delimiter \(column 18\)"):
+        sectio.ingest(path)

@@ -287,6 +287,7 @@ def _detect_folder(root: Path, fmt: str | None) -> Detection:
         raise ContractError(
             f"{root}: no documents (.md, .mdx, .pdf, .html, .docx, .txt) or record files "
             "(.json, .jsonl, .ndjson, maybe .gz) in this folder"
+            + (_listed("it holds", split.ignored, root) if split.ignored else "; it is empty")
         )
     files = [*chunks, *other_json]
     for f in files:
