@@ -221,3 +221,20 @@ def test_a_cut_jsonl_line_is_located_at_its_end_not_at_column_1(
     path.write_text(jsonl(rows(1)) + '{"chunk_id": "b" "doc_id": "d"}\n')
     with pytest.raises(RecordError, match=r"cut.jsonl:2: .*Expecting ',' delimiter \(column 18\)"):
         sectio.ingest(path)
+
+
+def test_chunks_without_source_refs_load_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A load that succeeds but whose answers will all abstain says so at once."""
+    monkeypatch.setenv("SECTIO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    bare = [{k: v for k, v in r.items() if k != "source_refs"} for r in rows(3)]
+    path = tmp_path / "export.jsonl"
+    path.write_text(jsonl([*bare[:2], rows(3)[2]]))
+    assert main(["ingest", str(path), "-c", "bare"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 2 of 3 chunks have no source_refs" in err and "missing_provenance" in err
+    path.write_text(jsonl(rows(3)))
+    assert main(["ingest", str(path), "-c", "full"]) == 0
+    assert "source_refs" not in capsys.readouterr().err
