@@ -121,7 +121,7 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
     kind, why = kind_of(path)
     if fmt is not None:
         if fmt == "markdown" and kind not in (None, "markdown"):
-            what = f"a {LABELS[kind]}"
+            what = _a(LABELS[kind])
         return Detection(fmt, path, [path], f"{fmt} (--format {fmt}): {path.name} holds {what}")
     textual = found.container in ("text", "empty")
     if kind in ("pdf", "docx", "html") or (kind is not None and textual):
@@ -130,7 +130,7 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
         refused = _refusal(path, kind)
         if refused:
             raise ContractError(f"{path}: {refused}")
-        return Detection("markdown", path, [path], f"markdown: {path.name} is a {LABELS[kind]}")
+        return Detection("markdown", path, [path], f"markdown: {path.name} is {_a(LABELS[kind])}")
     record = found.record_kind
     if record is None and not found.decoded and found.container in ("jsonl", "json-array"):
         record = "chunks"  # the reader names the line and why it does not decode
@@ -251,6 +251,17 @@ def _docs_named(split: _Split, root: Path) -> str:
     return (
         f"{_count(len(split.markdown), 'document')} ({names}: {_documents_phrase(split.documents)})"
     )
+
+
+def _a(label: str) -> str:
+    """``label`` with its article as read aloud.
+
+    Example:
+        >>> _a("HTML page"), _a("MDX file"), _a("PDF")
+        ('an HTML page', 'an MDX file', 'a PDF')
+    """
+    spoken_vowel = label[:1].lower() in "aeiou" or label.startswith(("HTML", "MDX"))
+    return f"{'an' if spoken_vowel else 'a'} {label}"
 
 
 def _listed(label: str, got: list[tuple[Path, str]], root: Path) -> str:
