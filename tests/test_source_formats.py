@@ -163,6 +163,7 @@ def test_markdown_tree_ignores_non_record_json_and_says_so(sectio: Sectio, tmp_p
         (b"hello world\n", r"it holds text \(not JSON\)"),
         (b"\x00\x01\x02binary", "it holds binary data"),
         (b'{"name": "x"}\n', "neither chunk_id nor _id: name"),
+        (b'[{"id": 1, "body": "x"}]', "a chunk record needs chunk_id, doc_id, section_key"),
         (b"[1, 2]", "no JSON object first"),
         (b"   \n", "empty file"),
     ],

@@ -140,6 +140,12 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
         raise ContractError(f"{path}: empty file")
     if why:
         raise ContractError(f"{path}: {why}: it holds {what}")
+    if found.container in ("jsonl", "json-array") and found.decoded:
+        raise ContractError(  # records of the user's own shape: no --format reads them
+            f"{path}: cannot tell the format: it holds {what}; a chunk record needs "
+            "chunk_id, doc_id, section_key, part_index and text (docs/guides/chunk-files.md), "
+            "a BEIR record _id and text: rename your fields to those"
+        )
     raise ContractError(
         f"{path}: cannot tell the format: it holds {what}; expected chunk records "
         "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX or "
