@@ -166,7 +166,7 @@ HTML = """<!doctype html><html><head><title>Help - Install</title></head><body>
 def test_html_content_anchors_and_flags(tmp_path: Path) -> None:
     path = tmp_path / "install.html"
     path.write_text(HTML)
-    assert detect_source(path).reason == "markdown: install.html is a HTML page"
+    assert detect_source(path).reason == "markdown: install.html is an HTML page"
     d0 = _d0(read_source(path).records)
     text = "\n".join(r.text for r in d0)
     assert "Sidebar link" not in text and "Copyright" not in text and "Blog" not in text

@@ -189,3 +189,26 @@ def _run_cli(args: list[str]) -> tuple[int, str]:
 
     result = CliRunner().invoke(cli, args)
     return result.exit_code, result.stdout
+
+
+def test_cli_upsert_of_a_page_from_inside_its_tree_warns_of_the_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sectio upsert docs/guides/a.md` gives the page doc_id `a.md`, not `guides/a.md`:
+    it is added beside the page it was meant to replace, and the CLI says so."""
+    monkeypatch.setenv("SECTIO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    tree = tmp_path / "docs"
+    (tree / "guides").mkdir(parents=True)
+    (tree / "index.md").write_text("# Home\n\nWelcome.\n")
+    page = tree / "guides" / "configuration.md"
+    page.write_text("# Configuration\n\n## Timeouts\n\nThe default is 300 s.\n")
+    assert main(["ingest", str(tree), "-c", "docs"]) == 0
+    page.write_text("# Configuration\n\n## Timeouts\n\nThe default is 600 s.\n")
+    capsys.readouterr()
+    assert main(["upsert", str(page), "-c", "docs"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: configuration.md was added beside guides/configuration.md" in err
+    assert "sectio delete --doc configuration.md -c docs" in err
+    assert main(["upsert", str(tree), "-c", "docs"]) == 0
+    assert "warning" not in capsys.readouterr().err

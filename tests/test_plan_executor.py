@@ -380,3 +380,33 @@ def test_a_profile_with_prefer_non_tests_demotes_test_pages_and_keeps_them(
         assert result.details["plan"]["filters"].get("prefer_non_tests") is (coll == "nt" or None)
     assert orders["nt"] == ["docs/guide/refund-faq.md", "docs/tests/refund-faq.md"]
     assert orders["plain"] == ["docs/tests/refund-faq.md", "docs/guide/refund-faq.md"]
+
+
+def test_a_tree_ingested_from_inside_its_docs_folder_still_answers_api_questions(
+    tmp_path: Path,
+) -> None:
+    """The `docs` layout's hard prefixes (`docs/api/`, `docs/`) hold no page of a tree
+    whose paths are `reference/api.md`: they are not applied, and the route says so
+    (before, every row was filtered out and the question abstained)."""
+    files = {
+        "index.md": "# Widgetron\n\nWidgetron runs widgets on a cluster.\n",
+        "reference/api.md": (
+            "# REST API\n\n## Authentication\n\nEvery request needs an "
+            "`X-Widgetron-Token` header.\n\n## Endpoints\n\n`GET /v1/widgets` lists widgets.\n"
+        ),
+        "guides/configuration.md": "# Configuration\n\n## Timeouts\n\nThe default is 300 s.\n",
+    }
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake")) as sx:
+        sx.ingest(make_corpus(tmp_path / "tree", files), fmt="markdown", collection=COLL)
+        result = sx.ask("how do I authenticate to the REST API", collection=COLL, record=False)
+        assert result.route == "docs_plan"
+        assert "path_prefixes" not in result.details["plan"]["filters"]
+        assert any("hold no page" in n for n in result.details["route"]["notes"])
+        assert result.evidence and result.evidence[0].doc_id == "reference/api.md"
+        assert result.decision == "ANSWERABLE"
+
+
+def test_layout_prefixes_that_hold_pages_are_kept(docs_sectio: Sectio) -> None:
+    result = answer(docs_sectio, "What does POST /api/v1/orders do?")
+    assert result.details["plan"]["filters"]["path_prefixes"] == ["docs/api/", "docs/"]
+    assert not any("hold no page" in n for n in result.details["route"]["notes"])

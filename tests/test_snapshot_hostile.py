@@ -216,6 +216,8 @@ def test_archive_without_shard_or_sums_or_not_a_tar(
     _refused(target, tmp_path / "nosums.tar", "before SHA256SUMS")
     (tmp_path / "junk.tgz").write_bytes(gzip.compress(b"not a tar at all" * 100))
     _refused(target, tmp_path / "junk.tgz", "unreadable")
+    (tmp_path / "junk.tar").write_text("junk\n")  # tarfile's text of every method tried: not shown
+    _refused(target, tmp_path / "junk.tar", r"unreadable: not a tar archive \(plain, gzip")
     members = _members(version, shard=False)
     extra = _tar(tmp_path / "extra.tgz", [("shard/extra", b"x"), *members], _sums(members))
     _refused(target, extra, "not listed")

@@ -163,6 +163,7 @@ def test_markdown_tree_ignores_non_record_json_and_says_so(sectio: Sectio, tmp_p
         (b"hello world\n", r"it holds text \(not JSON\)"),
         (b"\x00\x01\x02binary", "it holds binary data"),
         (b'{"name": "x"}\n', "neither chunk_id nor _id: name"),
+        (b'[{"id": 1, "body": "x"}]', "a chunk record needs chunk_id, doc_id, section_key"),
         (b"[1, 2]", "no JSON object first"),
         (b"   \n", "empty file"),
     ],
@@ -192,3 +193,49 @@ def test_cli_prints_the_detection(
     assert main(["ingest", str(folder), "-c", "m"]) == 1
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("error: ") and "mixes formats" in line
+
+
+def test_a_folder_of_unsupported_files_is_refused_listing_them(tmp_path: Path) -> None:
+    """No file of a folder is skipped without being named, also when none is read."""
+    root = tmp_path / "exports"
+    root.mkdir()
+    (root / "a.xyz").write_text("a\n")
+    (root / "c.csv").write_text("col1,col2\n")
+    with pytest.raises(ContractError) as caught:
+        detect_source(root)
+    message = str(caught.value)
+    assert "no documents" in message and "it holds 2 files: a.xyz (" in message
+    assert "c.csv (" in message
+    (root / "a.xyz").unlink()
+    (root / "c.csv").unlink()
+    with pytest.raises(ContractError, match="; it is empty"):
+        detect_source(root)
+
+
+def test_a_cut_jsonl_line_is_located_at_its_end_not_at_column_1(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text(jsonl(rows(1)) + '{"chunk_id": "b", "doc_id": "d",\n')
+    with pytest.raises(RecordError, match=r"cut.jsonl:2: .*\(at the end of the line\)"):
+        sectio.ingest(path)
+    path.write_text(jsonl(rows(1)) + '{"chunk_id": "b" "doc_id": "d"}\n')
+    with pytest.raises(RecordError, match=r"cut.jsonl:2: .*Expecting ',' delimiter \(column 18\)"):
+        sectio.ingest(path)
+
+
+def test_chunks_without_source_refs_load_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A load that succeeds but whose answers will all abstain says so at once."""
+    monkeypatch.setenv("SECTIO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SECTIO_EMBEDDER", "fake")
+    bare = [{k: v for k, v in r.items() if k != "source_refs"} for r in rows(3)]
+    path = tmp_path / "export.jsonl"
+    path.write_text(jsonl([*bare[:2], rows(3)[2]]))
+    assert main(["ingest", str(path), "-c", "bare"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 2 of 3 chunks have no source_refs" in err and "missing_provenance" in err
+    path.write_text(jsonl(rows(3)))
+    assert main(["ingest", str(path), "-c", "full"]) == 0
+    assert "source_refs" not in capsys.readouterr().err

@@ -237,7 +237,7 @@ class Sectio(DocumentsFacade):
             import dataclasses
 
             from sectio.ingest.journal import settle
-            from sectio.ingest.loader import load_records
+            from sectio.ingest.loader import load_records, provenance_warnings
             from sectio.retrieve.calibration import refresh_collection
 
             settle(self.backend, collection)  # an interrupted write, finished or undone first
@@ -256,7 +256,10 @@ class Sectio(DocumentsFacade):
                 detected=result.detected,
                 clock=clock,
             )
-            warnings = refresh_collection(self, collection)  # answerability calibration
+            warnings = (
+                *provenance_warnings(result.records),
+                *refresh_collection(self, collection),  # answerability calibration
+            )
             return dataclasses.replace(report, warnings=warnings) if warnings else report
 
     def _read(

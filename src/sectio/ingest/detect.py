@@ -121,7 +121,7 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
     kind, why = kind_of(path)
     if fmt is not None:
         if fmt == "markdown" and kind not in (None, "markdown"):
-            what = f"a {LABELS[kind]}"
+            what = _a(LABELS[kind])
         return Detection(fmt, path, [path], f"{fmt} (--format {fmt}): {path.name} holds {what}")
     textual = found.container in ("text", "empty")
     if kind in ("pdf", "docx", "html") or (kind is not None and textual):
@@ -130,7 +130,7 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
         refused = _refusal(path, kind)
         if refused:
             raise ContractError(f"{path}: {refused}")
-        return Detection("markdown", path, [path], f"markdown: {path.name} is a {LABELS[kind]}")
+        return Detection("markdown", path, [path], f"markdown: {path.name} is {_a(LABELS[kind])}")
     record = found.record_kind
     if record is None and not found.decoded and found.container in ("jsonl", "json-array"):
         record = "chunks"  # the reader names the line and why it does not decode
@@ -140,6 +140,12 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
         raise ContractError(f"{path}: empty file")
     if why:
         raise ContractError(f"{path}: {why}: it holds {what}")
+    if found.container in ("jsonl", "json-array") and found.decoded:
+        raise ContractError(  # records of the user's own shape: no --format reads them
+            f"{path}: cannot tell the format: it holds {what}; a chunk record needs "
+            "chunk_id, doc_id, section_key, part_index and text (docs/guides/chunk-files.md), "
+            "a BEIR record _id and text: rename your fields to those"
+        )
     raise ContractError(
         f"{path}: cannot tell the format: it holds {what}; expected chunk records "
         "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX or "
@@ -253,6 +259,17 @@ def _docs_named(split: _Split, root: Path) -> str:
     )
 
 
+def _a(label: str) -> str:
+    """``label`` with its article as read aloud.
+
+    Example:
+        >>> _a("HTML page"), _a("MDX file"), _a("PDF")
+        ('an HTML page', 'an MDX file', 'a PDF')
+    """
+    spoken_vowel = label[:1].lower() in "aeiou" or label.startswith(("HTML", "MDX"))
+    return f"{'an' if spoken_vowel else 'a'} {label}"
+
+
 def _listed(label: str, got: list[tuple[Path, str]], root: Path) -> str:
     """``; ignored 3 files: a.png (an image), ...`` ('' when ``got`` is empty)."""
     if not got:
@@ -287,6 +304,7 @@ def _detect_folder(root: Path, fmt: str | None) -> Detection:
         raise ContractError(
             f"{root}: no documents (.md, .mdx, .pdf, .html, .docx, .txt) or record files "
             "(.json, .jsonl, .ndjson, maybe .gz) in this folder"
+            + (_listed("it holds", split.ignored, root) if split.ignored else "; it is empty")
         )
     files = [*chunks, *other_json]
     for f in files:

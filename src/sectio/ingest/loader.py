@@ -75,6 +75,27 @@ class IngestReport:
         return asdict(self)
 
 
+def provenance_warnings(records: Sequence[ChunkRecord]) -> tuple[str, ...]:
+    """A warning when chunks have no ``source_refs``: any answer holding one abstains
+    (``missing_provenance``, :func:`sectio.retrieve.decision.decide`), which a load
+    that succeeded would not otherwise tell.
+
+    Example:
+        >>> from sectio.contract.record import ChunkRecord
+        >>> r = ChunkRecord(chunk_id="a", doc_id="d", section_key="s", part_index=0, text="x")
+        >>> provenance_warnings([r])[0].split(":")[0]
+        '1 of 1 chunks have no source_refs'
+    """
+    missing = sum(1 for r in records if not r.source_refs)
+    if not missing:
+        return ()
+    return (
+        f"{missing} of {len(records)} chunks have no source_refs: an answer holding one "
+        "abstains (missing_provenance); give each record its source_refs "
+        "(docs/concepts/corpus-contract.md)",
+    )
+
+
 def build_manifest(
     name: str,
     records: Sequence[ChunkRecord],

@@ -93,6 +93,20 @@ def _decode(raw: bytes, path: Path, line: int) -> str:
     return text
 
 
+def _where(text: str, pos: int) -> str:
+    r"""Where in the line ``text`` (its newline kept) a decode error at ``pos`` lies:
+    ``column N``, or ``at the end of the line`` when the record stops short (a cut
+    line's error lies past its newline, which ``JSONDecodeError`` calls line 2, column 1).
+
+    Example:
+        >>> _where('{"a": 1,\n', 9), _where('{"a" 1}\n', 5)
+        ('at the end of the line', 'column 6')
+    """
+    if pos >= len(text.rstrip("\r\n")):
+        return "at the end of the line"
+    return f"column {pos + 1}"
+
+
 def _value(decoder: BoundedDecoder, text: str, path: Path, line: int) -> object:
     """The one JSON value of the line ``text``, within bounds.
 
@@ -104,8 +118,9 @@ def _value(decoder: BoundedDecoder, text: str, path: Path, line: int) -> object:
         if _skip_ws(text, end) != len(text):
             raise json.JSONDecodeError("Extra data", text, end)
     except json.JSONDecodeError as exc:
+        where = _where(text, exc.pos)
         raise RecordError(
-            str(path), line, "<json>", f"not valid JSON: {exc.msg} (column {exc.colno})"
+            str(path), line, "<json>", f"not valid JSON: {exc.msg} ({where})"
         ) from exc
     except RecursionError as exc:
         raise RecordError(str(path), line, "<json>", "nested too deep to decode") from exc

@@ -42,6 +42,33 @@ def layout_of(profile: CorpusProfile | None) -> DocsLayout:
         raise ConfigError(f"profile [docs] table: {exc}") from exc
 
 
+def fit_to_pages(
+    route: DocsIntent, plan: RetrievalPlan, catalog: DocsCatalog | None, layout: DocsLayout
+) -> tuple[DocsIntent, RetrievalPlan]:
+    """``plan`` without the layout's hard ``path_prefixes`` that hold none of the
+    catalog's pages (a tree ingested from inside its ``docs/`` folder has
+    ``reference/api.md``, not ``docs/api/...``): such a filter would drop every row.
+    A prefix the question itself gave (a folder it names) is kept. The route's
+    notes say which prefixes were not applied."""
+    prefixes = [str(p) for p in plan.filters.get("path_prefixes") or ()]
+    if not prefixes or catalog is None or not catalog.docs:
+        return route, plan
+    ours = {p for name, value in layout if name.endswith("_prefixes") for p in value}
+    paths = [d.path for d in catalog.docs.values()]
+    kept = [p for p in prefixes if p not in ours or any(path.startswith(p) for path in paths)]
+    if kept == prefixes:
+        return route, plan
+    filters = dict(plan.filters)
+    if kept:
+        filters["path_prefixes"] = kept
+    else:
+        filters.pop("path_prefixes")
+    dropped = ", ".join(p for p in prefixes if p not in kept)
+    note = f"path prefixes {dropped} hold no page of this collection: not applied"
+    route = route.model_copy(update={"notes": (*route.notes, note)})
+    return route, plan.model_copy(update={"filters": filters})
+
+
 class DocsPlanner:
     """Routes, plans and executes docs questions; caches catalogs (and the headings the
     pages teach, :mod:`sectio.plan.sections`) per open collection."""
@@ -59,7 +86,7 @@ class DocsPlanner:
         catalog = self.catalog(scope) if scope is not None else None
         route = IntentRouter(catalog).route(question)
         layout = layout_of(scope.profile if scope is not None else None)
-        return route, PolicyResolver(layout).resolve(route)
+        return fit_to_pages(route, PolicyResolver(layout).resolve(route), catalog, layout)
 
     def run(self, scope: ReadScope, request: AskRequest) -> Outcome:
         """Plan and execute ``request``; rows in merge order.
@@ -78,7 +105,8 @@ class DocsPlanner:
             hints = tuple(dedupe([*named, *route.anchors.target_doc_hints]))
             anchors = Anchors(**{**route.anchors.model_dump(), "target_doc_hints": hints})
             route = route.model_copy(update={"anchors": anchors})
-        plan = PolicyResolver(layout_of(scope.profile)).resolve(route)
+        layout = layout_of(scope.profile)
+        route, plan = fit_to_pages(route, PolicyResolver(layout).resolve(route), catalog, layout)
         if request.top_k:
             plan = plan.model_copy(update={"limit": max(1, min(int(request.top_k), 50))})
         t1 = time.perf_counter()
@@ -185,5 +213,6 @@ __all__ = [
     "DocsPlanRoute",
     "DocsPlanner",
     "build_outcome",
+    "fit_to_pages",
     "layout_of",
 ]

@@ -220,7 +220,32 @@ def upsert(
     a changed one has every chunk replaced. Other documents are untouched.
     """
     report = write_records(state, "upsert", path, fmt=fmt, tenant=tenant, collection=collection)
+    for line in _page_copies(state, report):
+        note(f"warning: {line}")
     emit_document_report(report, as_json)
+
+
+def _page_copies(state: Context, report: DocumentReport) -> list[str]:
+    """A page upserted from inside its tree gets the doc_id of its path under the folder
+    given (``configuration.md``, not ``guides/configuration.md``): a new document beside
+    the one it meant to replace. One line per such page."""
+    if not report.added:
+        return []
+    manifest = state.sectio.backend.read_manifest(report.collection)
+    held = ((manifest.tenants.get(report.tenant) or {}) if manifest else {}).get("documents")
+    if not isinstance(held, dict):
+        return []
+    lines = []
+    for doc_id in report.added:
+        twins = sorted(h for h in held if h != doc_id and h.endswith(f"/{doc_id}"))
+        if twins:
+            lines.append(
+                f"{doc_id} was added beside {', '.join(twins)} (a page's doc_id is its path "
+                "under the folder given); to replace a page, upsert its tree's folder "
+                "(unchanged pages cost nothing), then "
+                f"`sectio delete --doc {doc_id} -c {report.collection}`"
+            )
+    return lines
 
 
 @cli.command()

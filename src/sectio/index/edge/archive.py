@@ -316,12 +316,19 @@ def extract(
         InsufficientSpace: the listed data does not fit in the free space.
     """
     label = label or f"snapshot {in_file}"
+    opened = False
     try:
         with tarfile.open(in_file, "r:*") as tar:
+            opened = True
             _extract_stream(tar, into, label, check_space)
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         if isinstance(exc, OSError) and exc.errno == 28:  # ENOSPC
             raise
+        if not opened and isinstance(exc, tarfile.ReadError):  # tarfile's text: every method
+            raise SnapshotError(
+                f"{label} is unreadable: not a tar archive (plain, gzip, bzip2 or xz), "
+                "as `sectio snapshot` writes"
+            ) from exc
         why = " ".join(str(exc).split())
         raise SnapshotError(f"{label} is unreadable: {why[:200]}") from exc
 

@@ -71,6 +71,10 @@ VERSION_PREFIX = "v-"
 #: A restore temp folder of sectio <= 0.1 (``tmp*`` in the store's root) older than this
 #: is a crash leftover (those versions held no lock; a younger one may still be running).
 LEGACY_TEMP_AGE_S = 3600
+#: How long a read waits for a shard another short-lived process (a `sectio ask`, a
+#: `sectio search`) has open: edge lets one process open it at a time. A holder that
+#: registered itself (`sectio serve`, a writer) is named at once instead.
+BUSY_WAIT_S = 10.0
 
 
 def _read_manifest(version_dir: Path) -> Manifest | None:
@@ -351,20 +355,37 @@ class EdgeBackend:
         if shard.is_dir() and not readonly.writable(shard):
             return _load_copy(shard, spec, f"reading collection {name!r}")
         self._check_readable(version_dir, f"reading collection {name!r}")
-        from sectio.index.edge.index import EdgeIndex
-
-        try:
-            index = EdgeIndex.load(shard, spec)
-        except CollectionBusy as exc:
-            who = holder(serve_lock(self.root)) or holder(collection_lock(self.root, name))
-            if who is None:
-                raise
-            hint = "; query it over HTTP or stop it" if who.purpose == "serve" else ""
-            raise CollectionBusy(
-                f"collection {name!r} is open in another process: {who.describe()}{hint}"
-            ) from exc
+        index = self._load_waiting(name, shard, spec)
         index.count_record = version_dir  # its close records its count (see tally)
         return index
+
+    def _load_waiting(self, name: str, shard: Path, spec: IndexSpec) -> EdgeIndex:
+        """Open ``shard``; while another process that named no lock holds it (a short
+        read), wait up to :data:`BUSY_WAIT_S` for it to end.
+
+        Raises:
+            CollectionBusy: a named holder (``sectio serve``, a writer), or the wait ran out.
+        """
+        from sectio.index.edge.index import EdgeIndex
+
+        deadline = time.monotonic() + BUSY_WAIT_S
+        while True:
+            try:
+                return EdgeIndex.load(shard, spec)
+            except CollectionBusy as exc:
+                who = holder(serve_lock(self.root)) or holder(collection_lock(self.root, name))
+                if who is not None:
+                    hint = "; query it over HTTP or stop it" if who.purpose == "serve" else ""
+                    raise CollectionBusy(
+                        f"collection {name!r} is open in another process: {who.describe()}{hint}"
+                    ) from exc
+                if time.monotonic() >= deadline:
+                    raise CollectionBusy(
+                        f"collection {name!r} is open in another process (edge opens a "
+                        f"collection in one process at a time); waited {BUSY_WAIT_S:g} s; "
+                        "to query it from many at once, `sectio serve` it"
+                    ) from exc
+                time.sleep(0.05)
 
     # --- document writes (sectio.index.port.Journaled) -------------------------------
     def _live_or_raise(self, name: str) -> Path:
