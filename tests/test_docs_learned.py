@@ -150,8 +150,26 @@ def test_no_section_for_an_unnamed_question_or_a_caller_section(sx: Sectio) -> N
     outcome = _plan(sx, "how do I lock the hop versions before brewing in winter?")
     assert outcome.section_key is None and outcome.details.section_resolution is None
     assert all((e.model_extra or {}).get("plan_step") != SECTION for e in outcome.evidence)
+    # a caller's section is the caller's, not the heading the question names
     forced = _plan(sx, "brewkit lock options", section_key="commands/check")
-    assert forced.section_key is None
+    assert forced.section_key == "commands/check"
+    assert {e.section_key for e in forced.evidence} == {"commands/check"}
+
+
+def test_a_callers_section_is_read_whole_without_its_page(sx: Sectio) -> None:
+    # a short question far from every page: the caller named the section, so it is answered
+    result = sx.ask("what does it do?", collection=COLL, section_key="commands/check", record=False)
+    assert (result.route, result.decision) == ("docs_plan", "ANSWERABLE")
+    assert result.resolved_section_key == "commands/check"
+    assert result.details["section_resolution"]["how"] == "flag"
+    assert result.details["answerability"]["signals"]["rule"] == "named_document"
+    rows = result.evidence
+    assert {(e.doc_id, e.section_key) for e in rows} == {("docs/cli.md", "commands/check")}
+    assert [e.part_index for e in rows] == sorted(e.part_index for e in rows)
+    assert all((e.model_extra or {}).get("plan_step") == SECTION for e in rows)
+    # a section key no page holds: nothing to read, nothing answered from elsewhere
+    none = sx.ask("what does it do?", collection=COLL, section_key="commands/nope", record=False)
+    assert none.evidence == [] and none.resolved_section_key is None
 
 
 def test_learning_off_in_the_profile_turns_the_headings_off(tmp_path: Path) -> None:

@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from sectio.contract.diagnostics import Diagnostics, RowLimit, SectionFacts
+from sectio.contract.layers import Layer
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.request import AskRequest
 from sectio.contract.result import Evidence
 from sectio.errors import ConfigError
+from sectio.index.filters import Eq, tenant_where
 from sectio.plan.catalog import CatalogCache, DocsCatalog
 from sectio.plan.executor import MAX_ROWS_PER_DOC, SECTION, Execution, PlanExecutor
 from sectio.plan.models import Anchors, DocsIntent, RetrievalPlan
@@ -91,8 +93,9 @@ class DocsPlanner:
     def run(self, scope: ReadScope, request: AskRequest) -> Outcome:
         """Plan and execute ``request``; rows in merge order.
 
-        ``doc_id`` is one more exact hint, ``section_key`` keeps the rows of that
-        section, ``top_k`` is the row limit (clamped to [1, 50]).
+        ``doc_id`` is one more exact hint; ``section_key`` reads that section whole
+        (:func:`caller_section`: its page) and keeps only its rows; ``top_k`` is the
+        row limit (clamped to [1, 50]).
         """
         t0 = time.perf_counter()
         catalog = self.catalog(scope)
@@ -111,6 +114,8 @@ class DocsPlanner:
             plan = plan.model_copy(update={"limit": max(1, min(int(request.top_k), 50))})
         t1 = time.perf_counter()
         section = (found.doc_id, found.key) if found is not None and found.doc_id else None
+        if request.section_key:
+            section = caller_section(scope, request, route.anchors.target_doc_hints)
         execution = PlanExecutor(scope, catalog).execute(plan, request.question, section)
         if request.section_key:
             execution.rows = [
@@ -123,11 +128,16 @@ class DocsPlanner:
         outcome = build_outcome(
             route, plan, execution, timings={"plan": (t1 - t0) * 1000, "execute": (t2 - t1) * 1000}
         )
-        if found is not None and any(r.step == SECTION for r in execution.rows):
+        if not any(r.step == SECTION for r in execution.rows):
+            return outcome
+        if found is not None:
             outcome.section_key = found.key
             outcome.details.section_resolution = SectionFacts(
                 section_key=found.key, how="phrase", phrase=found.phrase, via=found.via
             )
+        elif section is not None:  # the caller's section, read whole
+            outcome.section_key = section[1]
+            outcome.details.section_resolution = SectionFacts(section_key=section[1], how="flag")
         return outcome
 
     def named_section(
@@ -143,6 +153,32 @@ class DocsPlanner:
             return None
         docs = (request.doc_id,) if request.doc_id else tuple(pages)
         return vocab.match(request.question, docs)
+
+
+#: How many of a section key's chunks are read to find the pages that hold it.
+SECTION_PAGES_PROBE = 64
+
+
+def caller_section(
+    scope: ReadScope, request: AskRequest, hints: Sequence[str] = ()
+) -> tuple[str, str] | None:
+    """The page and section a caller's ``section_key`` names, to read whole: with its
+    ``doc_id``, that page; else the one page of the tenant holding that section key, or,
+    where several do, the first of them the question names (``hints``); None otherwise
+    (the rows are then only filtered to the section)."""
+    key = str(request.section_key)
+    if request.doc_id:
+        return str(request.doc_id), key
+    where = tenant_where(
+        scope.tenant, Eq("section_key", key), Eq("layer", Layer.D0_DOC_CHUNKS.value)
+    )
+    points, _ = scope.index.scroll(where, limit=SECTION_PAGES_PROBE)
+    points = scope.guard.keep(points, scope.tenant, "docs_plan")
+    pages = list(dict.fromkeys(str(p.payload.get("doc_id")) for p in points))
+    if len(pages) == 1:
+        return pages[0], key
+    named = [h for h in hints if h in pages]
+    return (named[0], key) if named else None
 
 
 def build_outcome(

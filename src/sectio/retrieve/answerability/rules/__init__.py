@@ -13,7 +13,8 @@ rule                decides
                     never contains (another product) abstains
 ``named_document``  a named document passes
 ``lookup_keyword``  a lookup that found its phrase word for word passes
-``exact_seed``      a docs plan that found a page by its exact path passes
+``exact_seed``      a docs plan that found a page by its exact path, or read a
+                    named section whole, passes
 ``measure``         (records the terms, coverage and best cosine)
 ``unknown_name``    a ranked route's unknown name, not weighed out, abstains
 ``class_subject``   a class or definition question about what the corpus does

@@ -1,6 +1,7 @@
 """The docs planner's rules (a docs collection: no document is named, the plan finds pages).
 
-``exact_seed``: the plan found a page by its exact path: the page was named.
+``exact_seed``: the plan found a page by its exact path, or read a named section
+whole: the page or the section was named.
 The :class:`Planner` rules, for a question no document was named in: a docs
 collection is about one product; a question about another one ("What is
 Istio?", "How do I rename a Flux Kustomization?") still finds its words here,
@@ -52,6 +53,9 @@ from sectio.retrieve.words import capitalised_words, plain_words
 
 #: The plan step of a row found by its exact path (``sectio.plan.executor``).
 EXACT_SEED = "exact_seed"
+#: The plan step of a named section's rows, read whole (a caller's ``section_key``, or a
+#: heading the question names).
+SECTION_SEED = "section_seed"
 
 
 def plan_step(evidence: Evidence) -> str | None:
@@ -61,7 +65,8 @@ def plan_step(evidence: Evidence) -> str | None:
 
 
 class ExactSeed:
-    """``named_document``: a docs plan with a row found by its exact path passes."""
+    """``named_document``: a docs plan with a row found by its exact path, or a named
+    section read whole, passes (the page or the section was named)."""
 
     name = "exact_seed"
 
@@ -69,9 +74,11 @@ class ExactSeed:
         outcome = ctx.outcome
         if outcome.route != PLANNER_ROUTE:
             return None
-        if not any(plan_step(e) == EXACT_SEED for e in outcome.evidence):
+        steps = {plan_step(e) for e in outcome.evidence}
+        step = next((s for s in (EXACT_SEED, SECTION_SEED) if s in steps), None)
+        if step is None:
             return None
-        ctx.signals.document_named = EXACT_SEED
+        ctx.signals.document_named = step
         return ctx.decide("named_document", None)
 
 
