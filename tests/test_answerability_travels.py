@@ -310,3 +310,37 @@ def test_info_shows_margins_in_the_models_units(
     assert tenant["margin_floor"] == 0.88 and tenant["strong_floor"] == 0.93
     human = runner.invoke(cli, ["info", "-c", "n"])
     assert "margins x0.200, the model's units" in human.output
+
+
+def test_a_heading_named_in_part_lets_a_far_page_answer() -> None:
+    from types import SimpleNamespace
+
+    from sectio.contract.result import Evidence
+    from sectio.index.lexical import LexicalEncoder
+    from sectio.retrieve.answerability.rules.planner import heading_named_in_part
+
+    def ctx(question: str, title: str) -> SimpleNamespace:
+        row = Evidence(
+            chunk_id="r#0",
+            doc_id="docs/repositories.md",
+            section_key="certificates",
+            part_index=0,
+            text="Point the client at your own CA bundle.",
+            score=0.45,
+            source_refs=[{"source": "docs/repositories.md"}],
+            section_title=title,
+        )
+        return SimpleNamespace(
+            question=question,
+            outcome=SimpleNamespace(evidence=[row]),
+            words=SimpleNamespace(lexical=LexicalEncoder(LexicalSettings())),
+            signals=Signals(route="docs_plan", document_named=None),
+        )
+
+    title = "Custom certificate authority and mutual TLS authentication"
+    named = ctx("How do I use a custom certificate authority for a private index?", title)
+    assert heading_named_in_part(named)  # type: ignore[arg-type]
+    assert named.signals.heading_named == title
+    # two words of it, or three only with stopwords between them, name no section
+    assert not heading_named_in_part(ctx("Is a custom certificate enough?", title))  # type: ignore[arg-type]
+    assert not heading_named_in_part(ctx("How do I use the client?", "How do I use the CLI"))  # type: ignore[arg-type]

@@ -135,6 +135,8 @@ class Planner:
         ctx.thresholds.catalog_strong_floor = round(strong, 4)
         if ctx.best >= strong:  # passages this close answer it, whatever page they are on
             return None
+        if heading_named_in_part(ctx):  # the evidence's own heading, named in part
+            return None
         return ctx.decide("catalog", WEAK_EVIDENCE)
 
 
@@ -172,6 +174,34 @@ def names_heading(
         if len(h) >= HEADING_WORDS or re.search(r"[._\-]".join(map(re.escape, h)), folded):
             return True
     return False
+
+
+def heading_named_in_part(ctx: RuleContext) -> bool:
+    """Whether the question writes :data:`HEADING_WORDS` or more content words in a row
+    (stopwords skipped) of an evidence row's own section heading ("How do I use a
+    custom certificate authority?" against "Custom certificate authority and mutual TLS
+    authentication"): a page's summary can miss a section its passages hold; the
+    section's heading does not.
+    Records ``signals.heading_named``."""
+    lexical = ctx.words.lexical
+
+    def content(text: str) -> tuple[str, ...]:  # stopwords out: "how do I" names nothing
+        return tuple(w for w in tokens(plain_words(text)) if lexical.terms(w))
+
+    words = content(ctx.question)
+    for e in ctx.outcome.evidence:
+        if _shares_run(words, content(e.section_title or ""), HEADING_WORDS):
+            ctx.signals.heading_named = e.section_title
+            return True
+    return False
+
+
+def _shares_run(a: tuple[str, ...], b: tuple[str, ...], n: int) -> bool:
+    """Whether ``a`` and ``b`` share ``n`` words in a row."""
+    if len(a) < n or len(b) < n:
+        return False
+    runs = {b[i : i + n] for i in range(len(b) - n + 1)}
+    return any(a[i : i + n] in runs for i in range(len(a) - n + 1))
 
 
 def guest_cosines(
