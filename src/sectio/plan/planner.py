@@ -71,6 +71,15 @@ def fit_to_pages(
     return route, plan.model_copy(update={"filters": filters})
 
 
+def resolved(
+    route: DocsIntent, catalog: DocsCatalog | None, profile: CorpusProfile | None
+) -> tuple[DocsIntent, RetrievalPlan]:
+    """``route``'s one plan under ``profile``'s layout, fitted to the catalog's pages
+    (:func:`fit_to_pages`; the route's notes say what was not applied)."""
+    layout = layout_of(profile)
+    return fit_to_pages(route, PolicyResolver(layout).resolve(route), catalog, layout)
+
+
 class DocsPlanner:
     """Routes, plans and executes docs questions; caches catalogs (and the headings the
     pages teach, :mod:`sectio.plan.sections`) per open collection."""
@@ -87,8 +96,7 @@ class DocsPlanner:
         """The route and plan of ``question`` (text anchors only when there is no scope)."""
         catalog = self.catalog(scope) if scope is not None else None
         route = IntentRouter(catalog).route(question)
-        layout = layout_of(scope.profile if scope is not None else None)
-        return fit_to_pages(route, PolicyResolver(layout).resolve(route), catalog, layout)
+        return resolved(route, catalog, scope.profile if scope is not None else None)
 
     def run(self, scope: ReadScope, request: AskRequest) -> Outcome:
         """Plan and execute ``request``; rows in merge order.
@@ -108,8 +116,7 @@ class DocsPlanner:
             hints = tuple(dedupe([*named, *route.anchors.target_doc_hints]))
             anchors = Anchors(**{**route.anchors.model_dump(), "target_doc_hints": hints})
             route = route.model_copy(update={"anchors": anchors})
-        layout = layout_of(scope.profile)
-        route, plan = fit_to_pages(route, PolicyResolver(layout).resolve(route), catalog, layout)
+        route, plan = resolved(route, catalog, scope.profile)
         if request.top_k:
             plan = plan.model_copy(update={"limit": max(1, min(int(request.top_k), 50))})
         t1 = time.perf_counter()

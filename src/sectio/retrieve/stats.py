@@ -47,7 +47,8 @@ class TermPairs:
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @staticmethod
-    def key(a: int, b: int) -> int:
+    def key(a: Any, b: Any) -> Any:
+        """The key of the pair ``(a, b)``: term ids, or arrays of them."""
         return (a << 32) | b
 
     @classmethod
@@ -59,7 +60,7 @@ class TermPairs:
                 continue
             ids = np.asarray(run, dtype=np.int64)
             a, b = ids[:-1], ids[1:]
-            parts.extend(((a << 32) | b, (b << 32) | a))
+            parts.extend((cls.key(a, b), cls.key(b, a)))
         keys = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
         return cls(keys)
 

@@ -15,8 +15,6 @@ measured here (headroom 0.70-0.78) every margin is the profile's.
 Example:
     >>> margin_scale(0.30), margin_scale(0.22), round(margin_scale(0.865), 3)
     (1.0, 1.0, 0.193)
-    >>> round(scaled(0.10, 0.865), 4)
-    0.0193
 """
 
 from __future__ import annotations
@@ -31,8 +29,3 @@ def margin_scale(floor: float) -> float:
     """The factor a margin over ``floor`` is scaled by: the headroom ``1 - floor`` over
     :data:`REFERENCE_HEADROOM`, at most 1 (0 for a floor at or over 1)."""
     return max(0.0, min(1.0, (1.0 - floor) / REFERENCE_HEADROOM))
-
-
-def scaled(margin: float, floor: float) -> float:
-    """``margin`` in the units of a collection whose calibrated dense floor is ``floor``."""
-    return margin * margin_scale(floor)

@@ -27,6 +27,14 @@ ABSENT_SHARE = 0.4
 ABSENT_MIN = 2
 
 
+def terms_decide(ctx: RuleContext) -> bool:
+    """Whether the rules that read the question's words against the collection's judge
+    this turn: ``subject = "terms"``, a ranked route, no document named, a question."""
+    if ctx.settings.subject != "terms" or not ctx.ranked or ctx.named is not None:
+        return False
+    return ctx.asks
+
+
 def absent_words(ctx: RuleContext) -> tuple[list[str], int]:
     """The question's content words the collection never contains (:func:`held`; question
     order, each once) and how many content words it has: words with a BM25 term, not routing words,
@@ -56,9 +64,7 @@ class AbsentWords:
     name = "absent_words"
 
     def check(self, ctx: RuleContext) -> Verdict | None:
-        if ctx.settings.subject != "terms" or not ctx.ranked or ctx.named is not None:
-            return None
-        if not ctx.asks:
+        if not terms_decide(ctx):
             return None
         absent, total = absent_words(ctx)
         if len(absent) < ABSENT_MIN or len(absent) < ABSENT_SHARE * total:

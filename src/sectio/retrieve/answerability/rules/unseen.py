@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 
 from sectio.retrieve.answerability.context import RuleContext
+from sectio.retrieve.answerability.rules.absent import terms_decide
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
 from sectio.retrieve.answerability.weigh import strong_evidence
 from sectio.retrieve.stats import Term
@@ -38,9 +39,7 @@ class UnseenPairs:
     name = "unseen_pairs"
 
     def check(self, ctx: RuleContext) -> Verdict | None:
-        if ctx.settings.subject != "terms" or not ctx.ranked or ctx.named is not None:
-            return None
-        if not ctx.asks or ctx.dense_floor is None or not ctx.outcome.evidence:
+        if not terms_decide(ctx) or ctx.dense_floor is None or not ctx.outcome.evidence:
             return None
         pairs = question_pairs(ctx.terms)
         if not pairs:
