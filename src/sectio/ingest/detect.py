@@ -13,7 +13,9 @@ A **folder** is:
 * BEIR when it holds ``corpus.jsonl`` (or ``corpus.jsonl.gz``);
 * else every file below it (hidden folders, ``node_modules``, ``site`` and
   ``__pycache__`` not walked) is sorted into documents (``.md``, ``.markdown``,
-  ``.mdx``, ``.pdf``, ``.html``/``.htm``, ``.docx``, ``.txt``), record files
+  ``.mdx``, ``.pdf``, ``.html``/``.htm``, ``.docx``, ``.txt``, ``.rst``, each
+  text kind maybe ``.gz``; ``README``, ``copyright``, ``NEWS.Debian`` and the
+  like as text), record files
   (``.json``, ``.jsonl``, ``.ndjson``, each maybe ``.gz``), refused documents
   (a scanned PDF, a name that lies about the content) and ignored files, each
   with why (an image, code or a site asset, configuration, a hidden file, a page
@@ -49,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sectio.errors import ContractError
-from sectio.ingest.documents import LABELS, SUFFIXES, kind_of
+from sectio.ingest.documents import LABELS, NOT_DOCUMENTS, kind_of, named_kind
 from sectio.ingest.sources import Sniffed, sniff
 
 FORMATS: tuple[str, ...] = ("chunks", "beir", "markdown")
@@ -149,7 +151,7 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
     raise ContractError(
         f"{path}: cannot tell the format: it holds {what}; expected chunk records "
         "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX or "
-        "text (.txt); pass --format"
+        "text (.txt, .rst, README); pass --format"
     )
 
 
@@ -162,15 +164,6 @@ def _refusal(path: Path, kind: str | None) -> str:
     return ""
 
 
-#: Suffixes of files that are not documents, and what they are.
-_NOT_DOCUMENTS = {
-    "an image": (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".ico", ".bmp", ".avif"),
-    "code or a site asset": (
-        ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".css", ".scss", ".py", ".go", ".sh",
-        ".rb", ".java", ".rs", ".c", ".h", ".lock",
-    ),
-    "configuration": (".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env"),
-}  # fmt: skip
 _NOT_TEXT_DOCS = ("requirements", "robots", "cmakelists", "constraints")
 
 
@@ -179,7 +172,7 @@ def _ignored_why(path: Path) -> str:
     if path.name.startswith("."):
         return "a hidden file"
     suffix = path.suffix.lower()
-    for why, suffixes in _NOT_DOCUMENTS.items():
+    for why, suffixes in NOT_DOCUMENTS.items():
         if suffix in suffixes:
             return why
     return f"not a format sectio reads ({suffix or 'no extension'})"
@@ -187,7 +180,7 @@ def _ignored_why(path: Path) -> str:
 
 def _document_kind(path: Path) -> tuple[str | None, str]:
     """A folder file's document kind, or None and why it is ignored ('' if not a document)."""
-    if path.name.startswith(".") or path.suffix.lower() not in SUFFIXES:
+    if path.name.startswith(".") or named_kind(path) is None:
         return None, ""
     kind, why = kind_of(path)
     if kind == "txt" and path.stem.lower().startswith(_NOT_TEXT_DOCS):
@@ -234,7 +227,7 @@ def _split_folder(root: Path) -> _Split:
             out.refused.append((f, why))
         elif _is_record_file(f) and not f.name.startswith("."):
             out.sniffed[f] = found = sniff(f)
-            records = found.record_kind is not None or not found.decoded
+            records = found.record_kind is not None or not (found.decoded or found.pretty)
             (out.chunks if records else out.other_json).append(f)
         else:
             out.ignored.append((f, why or _ignored_why(f)))
@@ -302,8 +295,8 @@ def _detect_folder(root: Path, fmt: str | None) -> Detection:
         return _markdown_detection(root, split, how)
     if not chunks and not other_json:
         raise ContractError(
-            f"{root}: no documents (.md, .mdx, .pdf, .html, .docx, .txt) or record files "
-            "(.json, .jsonl, .ndjson, maybe .gz) in this folder"
+            f"{root}: no documents (.md, .mdx, .pdf, .html, .docx, .txt, .rst, README) "
+            "or record files (.json, .jsonl, .ndjson, maybe .gz) in this folder"
             + (_listed("it holds", split.ignored, root) if split.ignored else "; it is empty")
         )
     files = [*chunks, *other_json]
@@ -335,7 +328,9 @@ def _markdown_detection(root: Path, split: _Split, how: str) -> Detection:
             raise ContractError(
                 f"{root}: no document can be read" + _listed("refused", split.refused, root)
             )
-        raise ContractError(f"{root}: no .md files (nor .mdx, .pdf, .html, .docx, .txt)")
+        raise ContractError(
+            f"{root}: no .md files (nor .mdx, .pdf, .html, .docx, .txt, .rst, README)"
+        )
     json_files = [*split.chunks, *split.other_json]
     note = f"; ignored {_count(len(json_files), 'JSON file')}: {_names(json_files, root)}"
     ignored = [*((p, "a JSON file") for p in json_files), *split.ignored]

@@ -320,7 +320,8 @@ def read_markdown(
     :func:`stamp_provenance`). Each file is read strictly: a binary file, invalid
     UTF-8, a file over ``limits.max_markdown_bytes`` or a link out of the tree is
     refused, naming the file. In a folder, a PDF, DOCX or HTML file its reader
-    refuses (no text layer, broken) is appended to ``refused`` as ``(path, why)``
+    refuses (no text layer, broken; a text or reStructuredText file that cannot be
+    decoded) is appended to ``refused`` as ``(path, why)``
     and the others are read; alone (or with ``refused`` None) it raises.
     ``clock`` times the parse (phase ``read``, in files) and the derived layers.
 
@@ -368,6 +369,11 @@ def read_markdown(
     return records
 
 
+#: Kinds whose refused files a folder lists and reads past (a Markdown file that is
+#: not UTF-8 stops the load: it is the tree's own text).
+_LISTED = ("pdf", "docx", "html", "txt", "rst")
+
+
 def _read_one(
     source: Path,
     root: Path,
@@ -383,7 +389,7 @@ def _read_one(
     try:
         converted = convert(file, kind, tree, limits.max_markdown_bytes)
     except ContractError as exc:
-        if refused is None or kind not in ("pdf", "docx", "html") or not source.is_dir():
+        if refused is None or kind not in _LISTED or not source.is_dir():
             raise
         refused.append((rel, str(exc).removeprefix(f"{file}: ")))
         return None

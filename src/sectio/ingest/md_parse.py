@@ -522,8 +522,18 @@ def parse_markdown(
 
 
 def _stem_title(path: str) -> str:
-    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return " ".join(re.split(r"[-_\s]+", stem)).strip() or path
+    """A title from the file name (``.gz`` and a document ending dropped); a name that
+    says nothing alone (``README``, ``copyright``, ``changelog.Debian``) is prefixed
+    with its folder's: ``curl copyright``."""
+    from sectio.ingest.documents import SUFFIXES, TEXT_NAMES
+
+    parts = path.removesuffix(".gz").split("/")
+    head, _, ending = parts[-1].rpartition(".")
+    stem = head if head and f".{ending.lower()}" in SUFFIXES else parts[-1]
+    title = " ".join(re.split(r"[-_\s]+", stem)).strip()
+    if len(parts) > 1 and stem.split(".", 1)[0].lower() in TEXT_NAMES:
+        title = f"{parts[-2]} {title}"
+    return title or path
 
 
 __all__ = [

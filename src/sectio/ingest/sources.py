@@ -61,6 +61,17 @@ def _open(path: Path) -> tuple[IO[bytes], bool]:
     return raw, False
 
 
+def head_bytes(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes ``path`` holds, decompressed if it is gzip (b'' when it
+    cannot be read)."""
+    try:
+        fh, _ = _open(path)
+        with fh:
+            return fh.read(size)
+    except (ContractError, OSError, EOFError):
+        return b""
+
+
 def _read(fh: IO[bytes], path: Path, size: int = -1) -> bytes:
     try:
         return fh.read(size)
@@ -223,12 +234,24 @@ def iter_json_records(path: Path, limits: InputLimits) -> Iterator[tuple[int, ob
 
 def read_text(path: Path, root: Path, max_bytes: int) -> str:
     """The text of ``path``, a file of the tree ``root``: strict UTF-8 without NUL bytes
-    (a binary file is refused, not read with replacement characters).
+    (a binary file is refused, not read with replacement characters); a gzip file
+    (``README.md.gz``, ``changelog.gz``) is decompressed, ``max_bytes`` bounding the
+    text it holds.
 
     Raises:
         ContractError: ``path`` resolves outside ``root`` (a symlink out of the tree),
             is larger than ``max_bytes`` (``SECTIO_MAX_MARKDOWN_BYTES``) or unreadable.
         RecordError: invalid UTF-8 or a NUL byte, naming the line.
+    """
+    return _decode(read_bytes(path, root, max_bytes), path, 1)
+
+
+def read_bytes(path: Path, root: Path, max_bytes: int) -> bytes:
+    """The bytes of ``path``, a file of the tree ``root``, decompressed if it is gzip.
+
+    Raises:
+        ContractError: ``path`` resolves outside ``root``, holds more than ``max_bytes``
+            (compressed or not) or is unreadable (a broken gzip stream).
     """
     target = path.resolve()
     if not target.is_relative_to(root.resolve()):
@@ -237,15 +260,22 @@ def read_text(path: Path, root: Path, max_bytes: int) -> str:
         )
     try:
         size = target.stat().st_size
-        if size > max_bytes:
-            raise ContractError(
-                f"{path}: {size:,} bytes, over the limit of {max_bytes:,} bytes "
-                "(SECTIO_MAX_MARKDOWN_BYTES)"
-            )
-        raw = target.read_bytes()
     except OSError as exc:
         raise ContractError(f"{path}: cannot read: {exc.strerror}") from exc
-    return _decode(raw[: max_bytes + 1], path, 1)
+    if size > max_bytes:
+        raise ContractError(
+            f"{path}: {size:,} bytes, over the limit of {max_bytes:,} bytes "
+            "(SECTIO_MAX_MARKDOWN_BYTES)"
+        )
+    fh, _ = _open(target)
+    with fh:
+        raw = _read(fh, path, max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise ContractError(
+            f"{path}: unzipped, more than the limit of {max_bytes:,} bytes "
+            "(SECTIO_MAX_MARKDOWN_BYTES)"
+        )
+    return raw
 
 
 @dataclass(frozen=True)
@@ -258,6 +288,9 @@ class Sniffed:
     keys: frozenset[str] | None = None
     #: False when the first JSON value could not be decoded (the reader will say why).
     decoded: bool = True
+    #: The first line is a lone ``{``: one JSON object over many lines (a pretty-printed
+    #: document such as an API dump), not JSON Lines.
+    pretty: bool = False
 
     @property
     def record_kind(self) -> str | None:
@@ -285,6 +318,8 @@ class Sniffed:
                 what += " (first record has chunk_id)"
             elif kind == "beir":
                 what += " (first record has _id)"
+            elif not self.decoded and self.pretty:
+                what += " (one JSON object over many lines, not records)"
             elif not self.decoded:
                 what += " (its first record does not decode)"
             elif self.keys is not None:
@@ -339,11 +374,20 @@ def sniff(path: Path, max_bytes: int = 32 * 2**20) -> Sniffed:
                 decoded, keys = _first_object_keys(stripped, container)
                 whole_line = container == "jsonl" and "\n" in stripped
                 if decoded or whole_line or len(head) < want or want >= max_bytes:
-                    return Sniffed(container, gz, keys, decoded)
+                    pretty = container == "jsonl" and stripped.split("\n", 1)[0].strip() == "{"
+                    return Sniffed(container, gz, keys, decoded, pretty)
                 head += fh.read(want)
                 want *= 2
         except (OSError, EOFError, gzip.BadGzipFile):
             return Sniffed("binary", gz)
 
 
-__all__ = ["GZIP_MAGIC", "Sniffed", "iter_json_records", "read_text", "sniff"]
+__all__ = [
+    "GZIP_MAGIC",
+    "Sniffed",
+    "head_bytes",
+    "iter_json_records",
+    "read_bytes",
+    "read_text",
+    "sniff",
+]

@@ -9,16 +9,19 @@ whether it must be checked against the source.
 A file's kind is told by its name and confirmed by its content (:func:`kind_of`):
 ``%PDF-`` for a PDF, a zip holding ``word/document.xml`` for a DOCX, text for
 the others; a file without a known extension is a PDF, DOCX or HTML page by
-content alone. A name that lies (``a.pdf`` holding text) is refused, naming
+content alone. A gzip file is read through (``README.md.gz``); ``README``,
+``copyright``, ``NEWS.Debian`` and the like (:data:`TEXT_NAMES`) are text. A
+name that lies (``a.pdf`` holding text) is refused, naming
 what the file holds.
 
 PDF and DOCX need the ``documents`` extra (``pip install 'sectio[documents]'``:
 pdfplumber, pdfminer.six, pypdfium2, mammoth; MIT, Apache-2.0/BSD, BSD); HTML,
-MDX and text need nothing beyond the core install.
+MDX, reStructuredText (docutils) and text need nothing beyond the core install.
 """
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -37,7 +40,26 @@ SUFFIXES: dict[str, str] = {
     ".xhtml": "html",
     ".docx": "docx",
     ".txt": "txt",
+    ".rst": "rst",
 }
+#: File names that are plain-text documents whatever follows the first dot
+#: (``README``, ``README.Debian``, ``NEWS.gz``, ``copyright``, ``changelog.Debian.gz``).
+TEXT_NAMES = frozenset(
+    {
+        "readme", "news", "changelog", "changes", "history", "copyright", "copying",
+        "license", "licence", "authors", "credits", "thanks", "todo", "install", "bugs",
+        "faq", "notice", "contributing", "hacking", "upgrading",
+    }
+)  # fmt: skip
+#: Suffixes of files that are not documents, and what they are.
+NOT_DOCUMENTS = {
+    "an image": (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".ico", ".bmp", ".avif"),
+    "code or a site asset": (
+        ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".css", ".scss", ".py", ".go", ".sh",
+        ".rb", ".java", ".rs", ".c", ".h", ".lock",
+    ),
+    "configuration": (".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env"),
+}  # fmt: skip
 #: Kind -> what one file of it is called in a message (plural: + "s").
 LABELS: dict[str, str] = {
     "markdown": "Markdown file",
@@ -46,6 +68,7 @@ LABELS: dict[str, str] = {
     "html": "HTML page",
     "docx": "DOCX file",
     "txt": "text file",
+    "rst": "reStructuredText file",
 }
 #: Largest PDF or DOCX read (text kinds are bounded by ``SECTIO_MAX_MARKDOWN_BYTES``).
 MAX_BINARY_BYTES = 512 * 2**20
@@ -53,11 +76,50 @@ _HEAD = 2048
 
 
 def _head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(_HEAD)
-    except OSError:
-        return b""
+    from sectio.ingest.sources import head_bytes
+
+    return head_bytes(path, _HEAD)
+
+
+def _typed(suffix: str) -> bool:
+    """Whether ``suffix`` names a file type that is not prose (``.json``, ``.png``,
+    ``.sh``: ``changelog.json`` is not text by its name); ``.Debian``, ``.source``
+    and text types (``.d``) do not."""
+    import mimetypes
+
+    if any(suffix in known for known in NOT_DOCUMENTS.values()):
+        return True
+    guessed = mimetypes.guess_type(f"x{suffix}", strict=False)[0] if suffix else None
+    return guessed is not None and not guessed.startswith("text/")
+
+
+_LEAD_WORD = re.compile(r"[\d_-]*([A-Za-z]+)")
+
+
+def _text_by_name(name: str) -> bool:
+    """A name plain-text documents have: its first word is one of :data:`TEXT_NAMES`
+    (``ChangeLog-2013``, ``README.Debian``) or upper case of 3 letters or more
+    (``FEATURES``, ``00-RELEASENOTES``, ``PORTING``)."""
+    m = _LEAD_WORD.match(name.split(".", 1)[0])
+    word = m.group(1) if m else ""
+    return word.lower() in TEXT_NAMES or (len(word) >= 3 and word.isupper())
+
+
+def named_kind(path: Path) -> str | None:
+    """The document kind ``path``'s name says (None: none). A ``.gz`` ending is looked
+    through for the text kinds (``README.md.gz`` is Markdown, ``changelog.gz`` text);
+    a name plain text has (:func:`_text_by_name`) with no ending of a file type
+    (``README.Debian``, ``copyright``, ``FEATURES.gz``; not ``changelog.json``) is
+    text."""
+    gz = path.name.lower().endswith(".gz")
+    name = path.name[:-3] if gz else path.name
+    suffix = Path(name).suffix.lower()
+    named = SUFFIXES.get(suffix)
+    if named is None and _text_by_name(name) and not _typed(suffix):
+        named = "txt"
+    if gz and named in ("pdf", "docx"):
+        return None
+    return named
 
 
 def _is_docx(path: Path) -> bool:
@@ -84,7 +146,7 @@ def content_kind(path: Path) -> str | None:
 def kind_of(path: Path) -> tuple[str | None, str]:
     """The document kind of ``path`` (None: not a document) and, when its name says one
     kind and its content another, why it is refused ('' otherwise)."""
-    named = SUFFIXES.get(path.suffix.lower())
+    named = named_kind(path)
     found = content_kind(path)
     if named in ("pdf", "docx") and found != named:
         return None, f"named {path.suffix} but not a {LABELS[named].split()[0]} file"
@@ -100,7 +162,9 @@ def _text(path: Path, tree: Path, max_bytes: int, lenient: bool) -> str:
 
     if not lenient:
         return read_text(path, tree, max_bytes)
-    raw = _bytes(path, tree, max_bytes)
+    from sectio.ingest.sources import read_bytes
+
+    raw = read_bytes(path, tree, max_bytes)
     for encoding in ("utf-8-sig", _declared(raw)):
         try:
             return raw.decode(encoding or "cp1252")
@@ -114,21 +178,6 @@ def _declared(raw: bytes) -> str:
 
     m = re.search(rb"charset=[\"']?([\w-]+)", raw[:4096], re.IGNORECASE)
     return m.group(1).decode("ascii") if m else "cp1252"
-
-
-def _bytes(path: Path, tree: Path, max_bytes: int) -> bytes:
-    target = path.resolve()
-    if not target.is_relative_to(tree.resolve()):
-        raise ContractError(
-            f"{path}: a link to {target}, outside {tree}; only files inside the tree are read"
-        )
-    try:
-        size = target.stat().st_size
-        if size > max_bytes:
-            raise ContractError(f"{path}: {size:,} bytes, over the limit of {max_bytes:,} bytes")
-        return target.read_bytes()
-    except OSError as exc:
-        raise ContractError(f"{path}: cannot read: {exc.strerror}") from exc
 
 
 def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted:
@@ -154,7 +203,9 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
         from sectio.ingest.documents.docx import read_docx
 
         return read_docx(path)
-    text = _text(path, tree, max_text_bytes, lenient=kind == "html")
+    text = _text(path, tree, max_text_bytes, lenient=kind in ("html", "txt"))
+    if kind == "txt" and "\x00" in text:
+        raise ContractError(f"{path}: holds a NUL byte: binary data, not text")
     if kind == "html":
         from sectio.ingest.documents.html import html_to_markdown
 
@@ -163,6 +214,10 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
         from sectio.ingest.documents.text import text_to_markdown
 
         return text_to_markdown(text)
+    if kind == "rst":
+        from sectio.ingest.documents.rst import rst_to_markdown
+
+        return rst_to_markdown(text)
     if kind == "mdx":
         from sectio.ingest.documents.mdx import strip_mdx
 
@@ -181,4 +236,14 @@ def _bytes_check(path: Path, tree: Path) -> None:
         raise ContractError(f"{path}: {size:,} bytes, over the limit of {MAX_BINARY_BYTES:,}")
 
 
-__all__ = ["LABELS", "SUFFIXES", "Converted", "content_kind", "convert", "kind_of"]
+__all__ = [
+    "LABELS",
+    "NOT_DOCUMENTS",
+    "SUFFIXES",
+    "TEXT_NAMES",
+    "Converted",
+    "content_kind",
+    "convert",
+    "kind_of",
+    "named_kind",
+]

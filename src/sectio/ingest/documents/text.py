@@ -1,20 +1,68 @@
-"""Plain text (``.txt``): paragraphs (split on blank lines), each line kept as text.
+"""Plain text (``.txt``, ``README``, ``NEWS``): paragraphs (split on blank lines),
+each line kept as text, and the titles plain text marks by underlining.
 
 No markup is read: a line Markdown would act on (``#``, ``>``, indentation) is
-escaped, so the text is indexed as written. The document has one section; its
-title is the file name.
+escaped, so the text is indexed as written. The one convention read is the
+underlined title, as READMEs and NEWS files write it::
+
+    Installation
+    ============
+
+a line of at most 80 characters followed by a line of one repeated ``=``,
+``-``, ``~``, ``*``, ``^`` or ``#`` (3 or more, at least 60% of the title's
+length) is a heading; its level is the order in which the file first uses
+that character (the first is level 1). Without such titles the document has
+one section; its title is the file name.
 """
 
 from __future__ import annotations
 
+import re
+
 from sectio.ingest.documents.converted import Converted, MarkdownWriter
+
+_RULE = re.compile(r"^\s*([=\-~*^#])\1{2,}\s*$")
+_TITLE_MAX = 80
+
+
+def _underlined(lines: list[str], i: int) -> str | None:
+    """The rule character when ``lines[i]`` is a title underlined by ``lines[i + 1]``."""
+    if i + 1 >= len(lines):
+        return None
+    title, rule = lines[i].strip(), lines[i + 1]
+    m = _RULE.match(rule)
+    if not m or not title or len(title) > _TITLE_MAX or _RULE.match(title):
+        return None
+    return m.group(1) if len(rule.strip()) >= 0.6 * len(title) else None
+
+
+def _paragraph(w: MarkdownWriter, lines: list[str], levels: list[str]) -> None:
+    """One blank-line-separated paragraph, its underlined titles as headings."""
+    body: list[str] = []
+    i = 0
+    while i < len(lines):
+        char = _underlined(lines, i)
+        if char is None:
+            body.append(lines[i])
+            i += 1
+            continue
+        if body:
+            w.paragraph("\n".join(body))
+            body = []
+        if char not in levels:
+            levels.append(char)
+        w.heading(min(levels.index(char) + 1, 6), lines[i].strip())
+        i += 2
+    if body:
+        w.paragraph("\n".join(body))
 
 
 def text_to_markdown(text: str) -> Converted:
-    """``text`` as Markdown paragraphs."""
+    """``text`` as Markdown paragraphs and headings (see the module docstring)."""
     w = MarkdownWriter()
+    levels: list[str] = []
     for para in text.replace("\r\n", "\n").replace("\r", "\n").split("\n\n"):
-        w.paragraph(para)
+        _paragraph(w, para.split("\n"), levels)
     return w.done("txt")
 
 

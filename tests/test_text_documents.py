@@ -1,0 +1,173 @@
+"""Documents as a system's doc folder holds them (``/usr/share/doc/<package>``):
+gzip-compressed text and Markdown, ``README``/``copyright``/``NEWS.Debian`` with no
+document ending, reStructuredText, Latin-1 text; parsed for real to chunk records."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from sectio.errors import ContractError
+from sectio.ingest.detect import detect_source
+from sectio.ingest.documents import named_kind
+from sectio.ingest.documents.text import text_to_markdown
+from sectio.ingest.readers import read_source
+from sectio.ingest.sources import read_text
+
+RST = """\
+=========
+Frobnicator
+=========
+
+The frobnicator frobs widgets. See :ref:`usage <usage>`.
+
+.. toctree::
+
+   usage
+
+Installation
+============
+
+.. code-block:: bash
+
+   pip install frob
+
+Options
+-------
+
+* ``--fast``: frob quickly
+
+.. note:: Widgets must be dry.
+"""
+
+README = """\
+Frob for Debian
+===============
+
+Frob is packaged with its plugins split out.
+
+Configuration
+-------------
+The daemon reads /etc/frob.conf at start.
+Restart it after a change.
+
+ -- Jane Doe <jane@example.org>, Mon, 01 Jan 2024 10:00:00 +0000
+"""
+
+
+def _gz(path: Path, text: str) -> Path:
+    path.write_bytes(gzip.compress(text.encode()))
+    return path
+
+
+def _package(root: Path) -> Path:
+    pkg = root / "frob"
+    pkg.mkdir(parents=True)
+    (pkg / "README.Debian").write_text(README)
+    (pkg / "copyright").write_text("Files: *\nCopyright: 2024 Jane Doe\nLicense: MIT\n")
+    _gz(pkg / "changelog.Debian.gz", "frob (1.2-1) unstable; urgency=low\n\n  * New upstream.\n")
+    _gz(pkg / "README.md.gz", "# Frob\n\n## Plugins\n\nPlugins live in /usr/lib/frob.\n")
+    (pkg / "guide.rst").write_text(RST)
+    (pkg / "NEWS").write_bytes("Caf\xe9 mode was removed in 1.2.\n".encode("latin-1"))
+    (pkg / "changelog.json").write_text('{"version": "1.2"}')
+    (pkg / "README").write_bytes(b"\x7fELF\x00\x00binary")
+    return root
+
+
+def test_names_say_text_through_gzip_and_endings_that_are_no_file_type() -> None:
+    kinds = {
+        n: named_kind(Path(n))
+        for n in (
+            "README", "README.Debian", "NEWS.Debian.gz", "changelog.gz", "copyright",
+            "README.md.gz", "guide.rst.gz", "x.pdf.gz", "changelog.json", "todo.yaml",
+            "notes.txt", "install.sh", "data.gz", "FEATURES.gz", "00-RELEASENOTES", "Makefile",
+            "README.invoke-rc.d.gz",
+        )
+    }  # fmt: skip
+    assert kinds == {
+        "README": "txt", "README.Debian": "txt", "NEWS.Debian.gz": "txt", "changelog.gz": "txt",
+        "copyright": "txt", "README.md.gz": "markdown", "guide.rst.gz": "rst",
+        "x.pdf.gz": None, "changelog.json": None, "todo.yaml": None, "notes.txt": "txt",
+        "install.sh": None, "data.gz": None, "FEATURES.gz": "txt", "00-RELEASENOTES": "txt",
+        "Makefile": None, "README.invoke-rc.d.gz": "txt",
+    }  # fmt: skip
+
+
+def test_a_package_doc_folder_reads_every_document_and_lists_the_rest(tmp_path: Path) -> None:
+    root = _package(tmp_path / "doc")
+    detected = detect_source(root)
+    assert detected.format == "markdown"
+    assert {p.name for p in detected.files} == {
+        "README.Debian", "copyright", "changelog.Debian.gz", "README.md.gz", "guide.rst",
+        "NEWS", "README",
+    }  # fmt: skip
+    assert ("frob/changelog.json", "a JSON file") in [
+        (i["path"], i["why"]) for i in detected.listing()["ignored"]
+    ]
+    result = read_source(root)
+    assert dict(result.refused) == {"frob/README": "holds a NUL byte: binary data, not text"}
+    d0 = [r for r in result.records if r.layer == "D0"]
+    by_doc: dict[str, list[tuple[str, str]]] = {}
+    for r in d0:
+        by_doc.setdefault(r.doc_id, []).append((r.section_title, r.text))
+    # gzip read through, Markdown headings kept
+    assert ("Plugins", "Plugins live in /usr/lib/frob.") in by_doc["frob/README.md.gz"]
+    assert any("New upstream" in t for _, t in by_doc["frob/changelog.Debian.gz"])
+    # underlined titles of plain text are its sections
+    titles = [s for s, _ in by_doc["frob/README.Debian"]]
+    assert titles[:2] == ["Frob for Debian", "Configuration"]
+    conf = dict(by_doc["frob/README.Debian"])["Configuration"]
+    assert conf.startswith("The daemon reads /etc/frob.conf at start.")
+    # reStructuredText: titles in the file's own levels, code kept, Sphinx roles as text
+    rst = dict(by_doc["frob/guide.rst"])
+    assert {"Frobnicator", "Installation", "Options"} <= set(rst)
+    assert "pip install frob" in rst["Installation"]
+    assert "Widgets must be dry." in rst["Options"]
+    # Latin-1 text is read, not refused
+    assert dict(by_doc["frob/NEWS"]) and "Café mode" in next(iter(by_doc["frob/NEWS"]))[1]
+    # a title from a name that says nothing alone carries its folder's name
+    titles_of = {r.doc_id: r.doc_title for r in d0}
+    assert titles_of["frob/copyright"] == "frob copyright"
+    assert titles_of["frob/changelog.Debian.gz"] == "frob changelog.Debian"
+
+
+def test_a_gzip_file_is_bounded_by_what_it_unzips_to(tmp_path: Path) -> None:
+    bomb = _gz(tmp_path / "NEWS.gz", "x" * 5000)
+    assert len(bomb.read_bytes()) < 1000
+    with pytest.raises(ContractError, match=r"NEWS.gz: unzipped, more than the limit of 4,096"):
+        read_text(bomb, tmp_path, 4096)
+    assert read_text(bomb, tmp_path, 5000) == "x" * 5000
+
+
+def test_one_gzip_readme_alone_is_a_document(tmp_path: Path) -> None:
+    path = _gz(tmp_path / "README.gz", README)
+    assert detect_source(path).reason == "markdown: README.gz is a text file"
+    d0 = [r for r in read_source(path).records if r.layer == "D0"]
+    assert [r.section_title for r in d0][:2] == ["Frob for Debian", "Configuration"]
+
+
+def test_underlines_that_are_not_titles_stay_text() -> None:
+    text = (
+        "a\n---\n\nA title that is far too long to be one written over a short rule\n---\n\n----\n"
+    )
+    md = text_to_markdown(text).markdown
+    assert md.startswith("# a\n")
+    assert "# A title" not in md and "\\----" in md
+
+
+def test_a_pretty_printed_json_dump_beside_documents_is_not_a_chunk_file(tmp_path: Path) -> None:
+    root = _package(tmp_path / "doc")
+    api = root / "frob" / "api"
+    api.mkdir()
+    rows = '    {"name": "x"},\n' * 5000
+    _gz(api / "all.json.gz", '{\n  "modules": [\n' + rows + "    {}\n  ]\n}\n")
+    detected = detect_source(root)
+    assert detected.format == "markdown"
+    ignored = {i["path"]: i["why"] for i in detected.listing()["ignored"]}
+    assert "frob/api/all.json.gz" in ignored
+    broken = root / "frob" / "bad.jsonl"
+    broken.write_text('{"chunk_id": "1", \n')
+    with pytest.raises(ContractError, match="mixes formats: 1 chunk record file"):
+        detect_source(root)
