@@ -5,6 +5,7 @@ document ending, reStructuredText, Latin-1 text; parsed for real to chunk record
 from __future__ import annotations
 
 import gzip
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,18 @@ def test_a_pretty_printed_json_dump_beside_documents_is_not_a_chunk_file(tmp_pat
     broken.write_text('{"chunk_id": "1", \n')
     with pytest.raises(ContractError, match="mixes formats: 1 chunk record file"):
         detect_source(root)
+
+
+def test_a_pdf_without_the_documents_extra_is_listed_and_the_folder_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pip install sectio`` without ``[documents]``: a doc folder's PDF is refused, listed
+    with the install line, and the text beside it is read."""
+    root = _package(tmp_path / "doc")
+    (root / "frob" / "manual.pdf").write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    for module in ("pdfplumber", "pypdfium2"):  # as if not installed
+        monkeypatch.setitem(sys.modules, module, None)
+    result = read_source(root)
+    refused = dict(result.refused)
+    assert "sectio[documents]" in refused["frob/manual.pdf"]
+    assert any(r.doc_id == "frob/README.Debian" for r in result.records)

@@ -38,7 +38,7 @@ from urllib.parse import unquote
 
 from sectio.contract.bounds import InputLimits
 from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
-from sectio.errors import ContractError
+from sectio.errors import ContractError, NotAvailable
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
 from sectio.ingest.detect import tree_files
 from sectio.ingest.documents import Converted, convert, kind_of
@@ -320,8 +320,8 @@ def read_markdown(
     :func:`stamp_provenance`). Each file is read strictly: a binary file, invalid
     UTF-8, a file over ``limits.max_markdown_bytes`` or a link out of the tree is
     refused, naming the file. In a folder, a PDF, DOCX or HTML file its reader
-    refuses (no text layer, broken; a text or reStructuredText file that cannot be
-    decoded) is appended to ``refused`` as ``(path, why)``
+    refuses (no text layer, broken, its extra not installed; a text or
+    reStructuredText file that cannot be decoded) is appended to ``refused`` as ``(path, why)``
     and the others are read; alone (or with ``refused`` None) it raises.
     ``clock`` times the parse (phase ``read``, in files) and the derived layers.
 
@@ -388,7 +388,7 @@ def _read_one(
     kind = "markdown" if file.suffix == ".md" else (kind_of(file)[0] or "markdown")
     try:
         converted = convert(file, kind, tree, limits.max_markdown_bytes)
-    except ContractError as exc:
+    except (ContractError, NotAvailable) as exc:
         if refused is None or kind not in _LISTED or not source.is_dir():
             raise
         refused.append((rel, str(exc).removeprefix(f"{file}: ")))
