@@ -58,6 +58,22 @@ Restart it after a change.
 """
 
 
+CHANGELOG = """\
+frob (1.2-1) unstable; urgency=low
+
+  * New upstream.
+  * Drop the caf\u00e9 mode.
+
+ -- Jane Doe <jane@example.org>  Mon, 01 Jan 2024 10:00:00 +0000
+
+frob (1.1-2) unstable; urgency=medium
+
+  * Fix the daemon's restart (Closes: #1234).
+
+ -- Jane Doe <jane@example.org>  Mon, 01 Dec 2023 10:00:00 +0000
+"""
+
+
 def _gz(path: Path, text: str) -> Path:
     path.write_bytes(gzip.compress(text.encode()))
     return path
@@ -68,7 +84,7 @@ def _package(root: Path) -> Path:
     pkg.mkdir(parents=True)
     (pkg / "README.Debian").write_text(README)
     (pkg / "copyright").write_text("Files: *\nCopyright: 2024 Jane Doe\nLicense: MIT\n")
-    _gz(pkg / "changelog.Debian.gz", "frob (1.2-1) unstable; urgency=low\n\n  * New upstream.\n")
+    _gz(pkg / "changelog.Debian.gz", CHANGELOG)
     _gz(pkg / "README.md.gz", "# Frob\n\n## Plugins\n\nPlugins live in /usr/lib/frob.\n")
     (pkg / "guide.rst").write_text(RST)
     (pkg / "NEWS").write_bytes("Caf\xe9 mode was removed in 1.2.\n".encode("latin-1"))
@@ -115,7 +131,10 @@ def test_a_package_doc_folder_reads_every_document_and_lists_the_rest(tmp_path: 
         by_doc.setdefault(r.doc_id, []).append((r.section_title, r.text))
     # gzip read through, Markdown headings kept
     assert ("Plugins", "Plugins live in /usr/lib/frob.") in by_doc["frob/README.md.gz"]
-    assert any("New upstream" in t for _, t in by_doc["frob/changelog.Debian.gz"])
+    # a Debian changelog: one section per entry
+    entries = dict(by_doc["frob/changelog.Debian.gz"])
+    assert list(entries) == ["frob (1.2-1) unstable", "frob (1.1-2) unstable"]
+    assert "restart (Closes: #1234)" in entries["frob (1.1-2) unstable"]
     # underlined titles of plain text are its sections
     titles = [s for s, _ in by_doc["frob/README.Debian"]]
     assert titles[:2] == ["Frob for Debian", "Configuration"]

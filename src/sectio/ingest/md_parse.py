@@ -510,7 +510,7 @@ def parse_markdown(
         close = _close_index(tokens, i) if tok.nesting == 1 else i
         builder.container(tokens, i, close)
         i = close + 1
-    title = str(front.get("title") or "").strip() or builder.first_heading or _stem_title(path)
+    title = str(front.get("title") or "").strip() or builder.first_heading or stem_title(path)
     return ParsedDoc(
         path=path,
         title=title,
@@ -521,7 +521,7 @@ def parse_markdown(
     )
 
 
-def _stem_title(path: str) -> str:
+def stem_title(path: str) -> str:
     """A title from the file name (``.gz`` and a document ending dropped); a name that
     says nothing alone (``README``, ``copyright``, ``changelog.Debian``) is prefixed
     with its folder's: ``curl copyright``."""
@@ -545,4 +545,5 @@ __all__ = [
     "parse_markdown",
     "slugify",
     "split_front_matter",
+    "stem_title",
 ]

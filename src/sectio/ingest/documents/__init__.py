@@ -212,8 +212,10 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
         return html_to_markdown(text)
     if kind == "txt":
         from sectio.ingest.documents.text import text_to_markdown
+        from sectio.ingest.md_parse import stem_title
 
-        return text_to_markdown(text)
+        within = path.relative_to(tree) if path.is_relative_to(tree) else Path(path.name)
+        return text_to_markdown(text, stem_title(within.as_posix()))
     if kind == "rst":
         from sectio.ingest.documents.rst import rst_to_markdown
 

@@ -11,8 +11,11 @@ underlined title, as READMEs and NEWS files write it::
 a line of at most 80 characters followed by a line of one repeated ``=``,
 ``-``, ``~``, ``*``, ``^`` or ``#`` (3 or more, at least 60% of the title's
 length) is a heading; its level is the order in which the file first uses
-that character (the first is level 1). Without such titles the document has
-one section; its title is the file name.
+that character (the first is level 1). A Debian changelog (its first line
+``package (version) distribution; urgency=...``, see deb-changelog(5)) has one
+section per entry, titled ``package (version) distribution`` (the document is
+titled by its file name). Without such
+titles the document has one section; its title is the file name.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from sectio.ingest.documents.converted import Converted, MarkdownWriter
 
 _RULE = re.compile(r"^\s*([=\-~*^#])\1{2,}\s*$")
 _TITLE_MAX = 80
+#: A Debian changelog entry's first line: ``curl (7.88.1-10) bookworm; urgency=medium``.
+_DEB_ENTRY = re.compile(r"^([a-z0-9][a-z0-9+.-]+ \([^()\s]+\)[^;]*);\s*urgency=", re.I)
 
 
 def _underlined(lines: list[str], i: int) -> str | None:
@@ -36,11 +41,22 @@ def _underlined(lines: list[str], i: int) -> str | None:
     return m.group(1) if len(rule.strip()) >= 0.6 * len(title) else None
 
 
-def _paragraph(w: MarkdownWriter, lines: list[str], levels: list[str]) -> None:
-    """One blank-line-separated paragraph, its underlined titles as headings."""
+def _paragraph(
+    w: MarkdownWriter, lines: list[str], levels: list[str], changelog: bool = False
+) -> None:
+    """One blank-line-separated paragraph, its underlined titles (or a changelog's
+    entry lines) as headings."""
     body: list[str] = []
     i = 0
     while i < len(lines):
+        entry = _DEB_ENTRY.match(lines[i]) if changelog else None
+        if entry:
+            if body:
+                w.paragraph("\n".join(body))
+                body = []
+            w.heading(1, entry.group(1).strip())
+            i += 1
+            continue
         char = _underlined(lines, i)
         if char is None:
             body.append(lines[i])
@@ -57,12 +73,17 @@ def _paragraph(w: MarkdownWriter, lines: list[str], levels: list[str]) -> None:
         w.paragraph("\n".join(body))
 
 
-def text_to_markdown(text: str) -> Converted:
-    """``text`` as Markdown paragraphs and headings (see the module docstring)."""
+def text_to_markdown(text: str, title: str = "") -> Converted:
+    """``text`` as Markdown paragraphs and headings (see the module docstring); a
+    changelog's document title is ``title`` (its first entry's otherwise)."""
     w = MarkdownWriter()
     levels: list[str] = []
-    for para in text.replace("\r\n", "\n").replace("\r", "\n").split("\n\n"):
-        _paragraph(w, para.split("\n"), levels)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    changelog = bool(_DEB_ENTRY.match(text.lstrip()))
+    if changelog and title:
+        w.front["title"] = title
+    for para in text.split("\n\n"):
+        _paragraph(w, para.split("\n"), levels, changelog)
     return w.done("txt")
 
 
