@@ -206,3 +206,15 @@ def test_a_pdf_without_the_documents_extra_is_listed_and_the_folder_read(
     refused = dict(result.refused)
     assert "sectio[documents]" in refused["frob/manual.pdf"]
     assert any(r.doc_id == "frob/README.Debian" for r in result.records)
+
+
+def test_a_rst_section_whose_id_is_a_furniture_word_is_kept() -> None:
+    """docutils writes ``<div class="section" id="cookies">``: a titled section, not a
+    cookie banner (the Requests quickstart's "Cookies" was lost)."""
+    from sectio.ingest.documents.rst import rst_to_markdown
+
+    text = "Guide\n=====\n\nCookies\n-------\n\nSend cookies with ``cookies=``.\n\n"
+    text += "Navigation\n----------\n\nUse the arrows.\n"
+    md = rst_to_markdown(text).markdown
+    assert "## Cookies" in md and "Send cookies with cookies=." in md
+    assert "## Navigation" in md and "Use the arrows." in md

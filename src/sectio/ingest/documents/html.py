@@ -158,10 +158,20 @@ _SELF_LINK = re.compile(r"(\s*(¶|#|§|\[edit\]|\[\s*edit\s*\]))+\s*$")
 
 def _chrome(el: _El) -> bool:
     """Page furniture by its class, or an id that is only such a word (a section's id
-    such as ``sharing-with-a-team`` is content)."""
+    such as ``sharing-with-a-team`` is content, and so is a titled section: one whose
+    first element is a heading, as docutils writes ``<div class="section"
+    id="cookies"><h2>Cookies</h2>``)."""
     name = el.attrs.get("id", "")
     whole = _CHROME.fullmatch(name) or _CHROME.fullmatch(f"-{name}-") if name else None
+    if whole and not _CHROME.search(el.attrs.get("class", "")) and _titled(el):
+        return False
     return bool(_CHROME.search(el.attrs.get("class", "")) or whole)
+
+
+def _titled(el: _El) -> bool:
+    """Whether ``el``'s first child element is a heading."""
+    first = next((c for c in el.children if isinstance(c, _El)), None)
+    return first is not None and first.tag in _HEADINGS
 
 
 class _Writer:
