@@ -6,6 +6,8 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
 * ``oss_licenses``: seven open-source licences as chunk JSONL, clauses
   ``6.`` / ``3.3.`` (a legal text in English);
 * ``poetry_docs``: the Poetry documentation, a Markdown tree;
+* ``requests_docs``: the Requests documentation, a reStructuredText tree (read as
+  documents, ``--format markdown``);
 * ``vi_law``: 14 Vietnamese laws as chunk JSONL, articles ``Điều 5.``
   (ALQAC 2023 questions plus ours).
 
@@ -30,7 +32,8 @@ one:
 
 Usage::
 
-    .venv/bin/python benchmarks/new_corpora.py [--sets quic_rfc,oss_licenses,poetry_docs,vi_law]
+    .venv/bin/python benchmarks/new_corpora.py
+        [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs]
         [--splits dev,holdout] [--profile NAME|FILE] [--reingest]
         [--per-query DIR] [--show-misses]
 
@@ -62,7 +65,9 @@ from _common import BENCH, jsonl  # noqa: E402
 from sectio import Sectio, Settings  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
-SETS = ("quic_rfc", "oss_licenses", "poetry_docs", "vi_law")
+SETS = ("quic_rfc", "oss_licenses", "poetry_docs", "vi_law", "requests_docs")
+#: Sets that are a docs tree (ingested as documents, the ``docs`` profile by default).
+DOCS_TREES = ("poetry_docs", "requests_docs")
 NAMED = ("named_number", "named_title")
 
 
@@ -115,7 +120,7 @@ def source_of(name: str, home: Path) -> tuple[Path, str | None]:
     from its source when missing (``.sectio-bench/corpora/``) and checks the gold against it;
     chunk files are unpacked under ``home``."""
     builder = _load(DATA / name / "build.py")
-    if name == "poetry_docs":
+    if name in DOCS_TREES:
         return builder.ensure_tree(), "markdown"
     home.mkdir(parents=True, exist_ok=True)
     path = home / f"{name}.jsonl"

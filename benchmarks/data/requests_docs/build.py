@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Rebuild the requests_docs set: the Requests docs tree (reStructuredText) and its questions.
+
+Inputs
+  * the 15 ``.rst`` files under ``docs/`` of github.com/psf/requests at the
+    pinned commit below (``api.rst``, ``index.rst``, ``user/*.rst``,
+    ``community/*.rst``, ``dev/*.rst``; not ``_themes``, ``_static``,
+    ``_templates``, ``conf.py``, the Makefile), read from a git mirror
+    (``git --git-dir=<mirror> show <commit>:docs/<file>``); Apache-2.0
+    (``LICENSE`` at that commit);
+  * ``labels.tsv`` (ours; columns in ``benchmarks/data/_sets.py``): gold
+    ``docs/<file>.rst#<section_key>``, the section keys sectio's document
+    reader gives (docutils -> HTML -> Markdown: ``user/quickstart.rst`` title
+    "Timeouts" under "Quickstart" -> ``quickstart/timeouts``).
+
+Outputs
+  .sectio-bench/corpora/requests_docs/tree/docs/**/*.rst (not committed: the
+                    docs stay in the mirror)   the 15 files unchanged; a
+                    benchmark ingests ``tree`` as Markdown (``--format
+                    markdown``; ``doc_id`` = ``docs/user/quickstart.rst``)
+  questions.jsonl, qrels/{dev,holdout,all}.tsv   next to this file; see ``_sets.py``
+
+The gold check reads the tree as ``sectio ingest --format markdown`` does
+(``sectio.ingest.readers.read_source``, no embedder), so run it with the
+project's interpreter::
+
+    .venv/bin/python benchmarks/data/requests_docs/build.py [--mirror GIT_DIR]
+
+(default mirror: ``/work/.mirror/psf+requests/repo``). ``ensure_tree()``
+writes the tree when it is missing and checks the committed gold against it
+(``benchmarks/new_corpora.py`` calls it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(ROOT / "src"))
+from _sets import BUILT, check_gold, mirror_of, write_questions  # noqa: E402
+
+REPO = "psf/requests"
+COMMIT = "1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e"
+#: Folders of ``docs/`` that are the Sphinx theme and assets, not documentation.
+SKIP = ("docs/_themes/", "docs/_static/", "docs/_templates/")
+
+
+def git(mirror: Path, *args: str) -> bytes:
+    return subprocess.run(
+        ["git", "--git-dir", str(mirror), *args], check=True, capture_output=True
+    ).stdout
+
+
+def write_tree(mirror: Path, dest: Path) -> Path:
+    """The ``.rst`` files of ``docs/`` at :data:`COMMIT`, unchanged, under ``dest/docs/``."""
+    names = git(mirror, "ls-tree", "-r", "--name-only", COMMIT, "docs/").decode().split()
+    for name in sorted(n for n in names if n.endswith(".rst") and not n.startswith(SKIP)):
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(git(mirror, "show", f"{COMMIT}:{name}"))
+    return dest
+
+
+def section_keys(tree: Path) -> set[str]:
+    """``doc_id#section_key`` of every D0 chunk, as ``ingest --format markdown`` reads it."""
+    from sectio.ingest.readers import read_source
+
+    return {
+        f"{r.doc_id}#{r.section_key}"
+        for r in read_source(tree, "markdown").records
+        if r.model_dump().get("layer", "D0") == "D0"
+    }
+
+
+def ensure_tree(mirror: Path | None = None) -> Path:
+    """The built tree (written from the mirror when missing), the gold checked against the
+    section keys sectio's reader gives it today.
+
+    Raises:
+        SystemExit: no mirror, or a gold pair not in the tree.
+    """
+    tree = BUILT / "requests_docs" / "tree"
+    if not (tree / "docs").exists():
+        write_tree(mirror_of(REPO, mirror), tree)
+    check_gold(HERE, section_keys(tree))
+    return tree
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirror", type=Path, default=None, help="git dir of psf/requests")
+    ap.add_argument(
+        "--keys", action="store_true", help="print the tree's doc#section keys and stop"
+    )
+    args = ap.parse_args()
+    tree = write_tree(mirror_of(REPO, args.mirror), BUILT / "requests_docs" / "tree")
+    keys = section_keys(tree)
+    if args.keys:
+        print("\n".join(sorted(keys)))
+        return
+    n = write_questions(HERE, keys)
+    print(f"{tree}: {len(keys)} sections; {n} questions")
+
+
+if __name__ == "__main__":
+    main()
