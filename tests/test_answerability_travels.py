@@ -344,3 +344,25 @@ def test_a_heading_named_in_part_lets_a_far_page_answer() -> None:
     # two words of it, or three only with stopwords between them, name no section
     assert not heading_named_in_part(ctx("Is a custom certificate enough?", title))  # type: ignore[arg-type]
     assert not heading_named_in_part(ctx("How do I use the client?", "How do I use the CLI"))  # type: ignore[arg-type]
+
+
+def test_term_stats_count_each_record_once_and_read_shared_titles_once() -> None:
+    """Document frequencies are per record over its title, section title and text (a
+    title shared by records counted in each); ``df_only`` gives the same counts."""
+    from sectio.index.lexical import LexicalEncoder
+    from sectio.retrieve.stats import TermStats
+
+    lexical = LexicalEncoder(LexicalSettings())
+    payloads = [
+        {"doc_title": "Frob guide", "section_title": "Caret requirements", "text": "Pin it."},
+        {"doc_title": "Frob guide", "section_title": "Caret requirements", "text": "Caret pins."},
+        {"doc_title": "Frob guide", "section_title": "Tilde", "text": "Frob tilde ranges."},
+    ]
+    stats = TermStats.from_payloads(payloads, lexical)
+    joined = [lexical.terms(" ".join(str(v) for v in p.values())) for p in payloads]
+    want = {t: sum(t in j for j in joined) for t in set().union(*joined)}
+    assert stats.chunks == 3 and stats.df == want
+    (frob,), (caret,) = (sorted(lexical.terms(w)) for w in ("frob", "caret"))
+    assert stats.df[frob] == 3 and stats.df[caret] == 2
+    assert {"frob", "guide", "tilde", "ranges"} <= stats.words
+    assert TermStats.from_payloads(payloads, lexical, df_only=True).df == want

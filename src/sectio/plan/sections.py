@@ -246,7 +246,7 @@ def load_docs_vocabulary(scope: ReadScope) -> DocsVocabulary | None:
     )
     payloads = [p.payload for p in points]
     lexical = scope.collection.lexical
-    stats = TermStats.from_payloads(payloads, lexical)
+    stats = TermStats.from_payloads(payloads, lexical, df_only=True)
     common = profile.learning.common_share * stats.chunks
 
     def salient(word: str) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 
 from sectio.contract.result import Evidence
 from sectio.index.lexical import LexicalEncoder
-from sectio.retrieve.text import tokens
+from sectio.retrieve.text import Tokens, tokens
 from sectio.retrieve.words import identifier_words, plain_words, quantity_word
 
 #: A word in the subject sections of more than this share of documents names a class.
@@ -94,24 +94,45 @@ class TermStats:
 
     @classmethod
     def from_payloads(
-        cls, payloads: Iterable[Mapping[str, Any]], lexical: LexicalEncoder
+        cls, payloads: Iterable[Mapping[str, Any]], lexical: LexicalEncoder, df_only: bool = False
     ) -> TermStats:
-        """Statistics over stored records (title, section title and text of each)."""
+        """Statistics over stored records (title, section title and text of each);
+        ``df_only``: the chunk count and document frequencies alone (no words,
+        headings or pairs: a third of the work, for a salience test).
+
+        A title shared by many records is read once (its tokens, term run and
+        terms kept); a record's terms are the union of its fields' terms (BM25
+        reads word by word, so that is the terms of the fields joined)."""
         df: Counter[int] = Counter()
         words: set[str] = set()
         headings: set[tuple[str, ...]] = set()
         runs: list[list[int]] = []
         term_of: dict[str, tuple[int, ...]] = {}
+        titles: dict[str, tuple[Tokens, list[int], frozenset[int]]] = {}
         n = 0
         for p in payloads:
             n += 1
-            fields = [str(p[k]) for k in ("doc_title", "section_title", "text") if p.get(k)]
-            df.update(lexical.terms(" ".join(fields)))
-            for field_text in fields:  # a run each: a title does not run into its text
+            terms: set[int] = set()
+            for key in ("doc_title", "section_title", "text"):
+                if not p.get(key):
+                    continue
+                field_text = str(p[key])
+                if df_only:
+                    terms |= lexical.terms(field_text)
+                    continue
+                got = titles.get(field_text) if key != "text" else None
+                if got is not None:  # a title read before: its words and pairs are in
+                    terms |= got[2]
+                    continue
                 toks = tokens(field_text)
+                got = (toks, _term_run(toks, lexical, term_of), lexical.terms(field_text))
+                if key != "text":
+                    titles[field_text] = got
+                terms |= got[2]
                 words.update(toks)
-                runs.append(_term_run(toks, lexical, term_of))
-            if p.get("section_title"):
+                runs.append(got[1])  # a run each: a title does not run into its text
+            df.update(terms)
+            if p.get("section_title") and not df_only:
                 headings.add(tokens(plain_words(str(p["section_title"]))))
         return cls(n, dict(df), frozenset(words), frozenset(headings), TermPairs.of(runs))
 
