@@ -246,6 +246,20 @@ def read_text(path: Path, root: Path, max_bytes: int) -> str:
     return _decode(read_bytes(path, root, max_bytes), path, 1)
 
 
+def inside_tree(path: Path, root: Path) -> Path:
+    """``path`` resolved, when it stays inside ``root``.
+
+    Raises:
+        ContractError: a link out of the tree.
+    """
+    target = path.resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise ContractError(
+            f"{path}: a link to {target}, outside {root}; only files inside the tree are read"
+        )
+    return target
+
+
 def read_bytes(path: Path, root: Path, max_bytes: int) -> bytes:
     """The bytes of ``path``, a file of the tree ``root``, decompressed if it is gzip.
 
@@ -253,11 +267,7 @@ def read_bytes(path: Path, root: Path, max_bytes: int) -> bytes:
         ContractError: ``path`` resolves outside ``root``, holds more than ``max_bytes``
             (compressed or not) or is unreadable (a broken gzip stream).
     """
-    target = path.resolve()
-    if not target.is_relative_to(root.resolve()):
-        raise ContractError(
-            f"{path}: a link to {target}, outside {root}; only files inside the tree are read"
-        )
+    target = inside_tree(path, root)
     try:
         size = target.stat().st_size
     except OSError as exc:
@@ -386,6 +396,7 @@ __all__ = [
     "GZIP_MAGIC",
     "Sniffed",
     "head_bytes",
+    "inside_tree",
     "iter_json_records",
     "read_bytes",
     "read_text",

@@ -228,12 +228,9 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
 
 
 def _bytes_check(path: Path, tree: Path) -> None:
-    target = path.resolve()
-    if not target.is_relative_to(tree.resolve()):
-        raise ContractError(
-            f"{path}: a link to {target}, outside {tree}; only files inside the tree are read"
-        )
-    size = target.stat().st_size
+    from sectio.ingest.sources import inside_tree
+
+    size = inside_tree(path, tree).stat().st_size
     if size > MAX_BINARY_BYTES:
         raise ContractError(f"{path}: {size:,} bytes, over the limit of {MAX_BINARY_BYTES:,}")
 

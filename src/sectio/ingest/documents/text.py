@@ -47,28 +47,27 @@ def _paragraph(
     """One blank-line-separated paragraph, its underlined titles (or a changelog's
     entry lines) as headings."""
     body: list[str] = []
+
+    def heading(level: int, title: str) -> None:
+        if body:
+            w.paragraph("\n".join(body))
+            body.clear()
+        w.heading(level, title)
+
     i = 0
     while i < len(lines):
         entry = _DEB_ENTRY.match(lines[i]) if changelog else None
+        char = None if entry else _underlined(lines, i)
         if entry:
-            if body:
-                w.paragraph("\n".join(body))
-                body = []
-            w.heading(1, entry.group(1).strip())
-            i += 1
-            continue
-        char = _underlined(lines, i)
-        if char is None:
+            heading(1, entry.group(1).strip())
+        elif char is not None:
+            if char not in levels:
+                levels.append(char)
+            heading(min(levels.index(char) + 1, 6), lines[i].strip())
+            i += 1  # the rule line
+        else:
             body.append(lines[i])
-            i += 1
-            continue
-        if body:
-            w.paragraph("\n".join(body))
-            body = []
-        if char not in levels:
-            levels.append(char)
-        w.heading(min(levels.index(char) + 1, 6), lines[i].strip())
-        i += 2
+        i += 1
     if body:
         w.paragraph("\n".join(body))
 
