@@ -1,4 +1,5 @@
-"""Shared by the builders of the new-corpus evaluation sets (quic_rfc, poetry_docs, vi_law).
+"""Shared by the builders of the new-corpus evaluation sets (quic_rfc, poetry_docs, vi_law,
+requests_docs).
 
 One question per row of ``labels.tsv`` (tab-separated, a header row, ours):
 
@@ -25,7 +26,9 @@ import csv
 import gzip
 import hashlib
 import json
+import subprocess
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +61,51 @@ def mirror_of(repo: str, given: Path | None = None) -> Path:
     if not (path / "HEAD").exists():
         raise SystemExit(f"{path}: no git mirror of {repo}; fetch github:{repo} or pass --mirror")
     return path
+
+
+def git(mirror: Path, *args: str) -> bytes:
+    """``git --git-dir MIRROR ARGS``'s output."""
+    return subprocess.run(
+        ["git", "--git-dir", str(mirror), *args], check=True, capture_output=True
+    ).stdout
+
+
+def write_docs(
+    mirror: Path,
+    commit: str,
+    dest: Path,
+    suffix: str,
+    *,
+    recursive: bool = False,
+    skip: tuple[str, ...] = (),
+) -> Path:
+    """The ``suffix`` files of ``docs/`` at ``commit`` (and its subfolders with
+    ``recursive``, but not those under ``skip``), unchanged, under ``dest/docs/``."""
+    names = git(mirror, "ls-tree", *(["-r"] if recursive else []), "--name-only", commit, "docs/")
+    for name in sorted(n for n in names.decode().split() if n.endswith(suffix)):
+        if name.startswith(skip):
+            continue
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(git(mirror, "show", f"{commit}:{name}"))
+    return dest
+
+
+def ensure_docs_tree(
+    folder: Path, repo: str, write: Callable[[Path, Path], Path],
+    keys: Callable[[Path], set[str]], mirror: Path | None = None,
+) -> Path:  # fmt: skip
+    """``folder``'s set's built tree (``write(mirror, tree)`` when it is missing), its
+    gold checked against the section keys sectio's reader gives it today (``keys``).
+
+    Raises:
+        SystemExit: no mirror, or a gold pair not in the tree.
+    """
+    tree = BUILT / folder.name / "tree"
+    if not (tree / "docs").exists():
+        write(mirror_of(repo, mirror), tree)
+    check_gold(folder, keys(tree))
+    return tree
 
 
 def check_gold(folder: Path, keys: set[str]) -> None:

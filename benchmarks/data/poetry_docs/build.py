@@ -29,7 +29,6 @@ writes the tree when it is missing and checks the committed gold against it
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
@@ -37,26 +36,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import BUILT, check_gold, mirror_of, write_questions  # noqa: E402
+from _sets import BUILT, ensure_docs_tree, mirror_of, write_docs, write_questions  # noqa: E402
 
 REPO = "python-poetry/poetry"
 COMMIT = "f46702336862f30050d5c641d5ed6f7568ded793"
 
 
-def git(mirror: Path, *args: str) -> bytes:
-    return subprocess.run(
-        ["git", "--git-dir", str(mirror), *args], check=True, capture_output=True
-    ).stdout
-
-
 def write_tree(mirror: Path, dest: Path) -> Path:
     """The 16 files of ``docs/`` at :data:`COMMIT`, unchanged, under ``dest/docs/``."""
-    names = git(mirror, "ls-tree", "--name-only", COMMIT, "docs/").decode().split()
-    for name in sorted(n for n in names if n.endswith(".md")):
-        path = dest / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(git(mirror, "show", f"{COMMIT}:{name}"))
-    return dest
+    return write_docs(mirror, COMMIT, dest, ".md")
 
 
 def section_keys(tree: Path) -> set[str]:
@@ -70,17 +58,8 @@ def section_keys(tree: Path) -> set[str]:
 
 
 def ensure_tree(mirror: Path | None = None) -> Path:
-    """The built tree (written from the mirror when missing), the gold checked against the
-    section keys sectio's Markdown reader gives it today.
-
-    Raises:
-        SystemExit: no mirror, or a gold pair not in the tree.
-    """
-    tree = BUILT / "poetry_docs" / "tree"
-    if not (tree / "docs").exists():
-        write_tree(mirror_of(REPO, mirror), tree)
-    check_gold(HERE, section_keys(tree))
-    return tree
+    """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
+    return ensure_docs_tree(HERE, REPO, write_tree, section_keys, mirror)
 
 
 def main() -> None:
