@@ -407,6 +407,64 @@ def test_a_guest_name_must_be_held_by_the_evidence_close_enough_to_pass(tmp_path
     assert near_ans["signals"]["guest_names_far"] == []
 
 
+#: A protocol written in capitals ("TCP") and a product's name ("Envoy"), each named once,
+#: on the page that answers a question about it.
+ACRONYM_DOCS = {
+    "install.md": "# Install\n\nInstall the client, then point it at the server.\n",
+    "pooling.md": (
+        "# Connection pooling\n\nThe client keeps the TCP connection to a host open and "
+        "reuses it for the next calls to that host.\n"
+    ),
+    "proxies.md": (
+        "# Proxies\n\nThe client can send its calls through Envoy, a proxy in front of "
+        "the server.\n"
+    ),
+    "rbac.md": "# RBAC\n\nRoles grant users access to sync projects and applications.\n",
+    "health.md": "# Health\n\nThe controller checks the health of synced services.\n",
+}
+
+
+@pytest.mark.slow
+def test_an_acronym_the_closest_row_names_needs_only_the_planner_floor(tmp_path: Path) -> None:
+    # floor 0, a guest margin no cosine reaches (0.95): "TCP" and "Envoy" are both guest
+    # names (one chunk each), each named by the row closest to its question; the
+    # protocol written in capitals is a detail of the question, the product is not
+    rules = {"dense_floor": 0.0, "guest_margin": 0.95, "guest_share": 0.25}
+    sx, _ = _planner_home(tmp_path, ACRONYM_DOCS, catalog_percentile=0.0, **rules)
+    with sx:
+        tcp = sx.ask(
+            "Does the client reuse the TCP connection to a host?", collection="d", tenant="default"
+        )
+        envoy = sx.ask(
+            "Does the client send its calls through Envoy?", collection="d", tenant="default"
+        )
+    tcp_ans, envoy_ans = tcp.details["answerability"], envoy.details["answerability"]
+    assert tcp_ans["signals"]["guest_names"] == ["tcp"]
+    assert tcp_ans["signals"]["guest_acronyms_at_best"] == ["tcp"]
+    assert tcp.decision != "ABSTAIN", tcp_ans
+    assert tcp_ans["signals"]["best_dense"] < tcp_ans["thresholds"]["guest_floor"]
+    assert envoy_ans["signals"]["guest_names"] == ["envoy"]
+    assert (envoy.decision, envoy_ans["signals"]["rule"]) == ("ABSTAIN", "guest_name")
+    assert envoy_ans["uncovered"] == ["envoy"]
+
+
+@pytest.mark.slow
+def test_the_words_that_ask_where_the_docs_say_something_are_not_its_subject(
+    tmp_path: Path,
+) -> None:
+    # "page" asks for a page; the subject is the health checks. The same word in a
+    # question that does not ask where the docs say something stays one of its terms.
+    docs = {**ACRONYM_DOCS, "health.md": "# Health\n\nThis page lists each health check.\n"}
+    sx, _ = _planner_home(tmp_path, docs, learning=False)
+    with sx:
+        where = sx.ask("Which page lists each health check?", collection="d", tenant="default")
+        how = sx.ask("Is each health check listed on one page?", collection="d", tenant="default")
+    where_terms = where.details["answerability"]["signals"]["terms"]
+    how_terms = how.details["answerability"]["signals"]["terms"]
+    assert "health" in where_terms and "page" not in where_terms
+    assert "page" in how_terms and "health" in how_terms
+
+
 @pytest.mark.slow
 def test_a_question_that_is_a_heading_of_the_collection_passes(tmp_path: Path) -> None:
     # no cosine reaches a margin of 0.9, nor the highest catalog floor: only the heading rule

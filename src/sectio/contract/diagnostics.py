@@ -263,6 +263,7 @@ class Signals(Facts):
     guest_names: list[str] | None = None
     guest_cosines: dict[str, float] | None = None
     guest_names_far: list[str] | None = None
+    guest_acronyms_at_best: list[str] | None = None
     catalog_best: float | None = None
     heading_named: str | None = None
     rule: str | None = None

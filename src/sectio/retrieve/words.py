@@ -73,6 +73,52 @@ def capitalised_words(question: str) -> list[str]:
     return [p.lower() for w in words[1:] for p in w.split("-") if p[:1].isupper()]
 
 
+def acronym_words(question: str) -> frozenset[str]:
+    """The words written all in capitals (two letters or more), lowercased: "DNS", "TCP",
+    "MKCOL", the parts of "TLS/SSL"; not "A/B" nor a capitalised name ("Istio").
+
+    Example:
+        >>> sorted(acronym_words("Does Istio reuse the TCP connection over TLS/SSL for A/B?"))
+        ['ssl', 'tcp', 'tls']
+    """
+    words = _WORD.findall(plain_words(question))
+    return frozenset(p.lower() for w in words for p in w.split("-") if len(p) >= 2 and p.isupper())
+
+
+#: The words a question uses to ask *where* the docs say something ("Which page explains
+#: v3.4 to v3.5?", "Where is X documented?", "What does the Templates page cover?"): they
+#: name the docs, not the question's subject.
+FINDER_WORDS = frozenset(
+    "page pages doc docs document documents documentation documented guide guides section "
+    "sections article articles explain explains explained cover covers covered describe "
+    "describes described mention mentions mentioned discuss discusses discussed".split()
+)
+_FINDER = re.compile(
+    r"\b(?:which|what)\s+(?:page|doc|document|guide|section|article)s?\b"
+    r"|\bwhere\b.*\b(?:documented|described|explained|covered|mentioned|discussed)\b"
+    r"|\b(?:page|doc|docs|document|guide|section|article)s?\s+"
+    r"(?:explain|cover|describe|document|mention|discuss)(?:s|es)?\b",
+    re.IGNORECASE,
+)
+
+
+def finder_words(question: str) -> frozenset[str]:
+    """:data:`FINDER_WORDS` when ``question`` asks where the docs say something, else none:
+    in "Which page explains v3.4 to v3.5?" the subject is the versions; "page" and
+    "explains" are how the question asks for it. A question that merely uses such a word
+    ("How do I cover a test?") keeps it.
+
+    Example:
+        >>> sorted(finder_words("Which page explains v3.4 to v3.5?"))[:3]
+        ['article', 'articles', 'cover']
+        >>> "page" in finder_words("What does the Templates page cover?")
+        True
+        >>> finder_words("How do I cover the page with tests?")
+        frozenset()
+    """
+    return FINDER_WORDS if _FINDER.search(question) else frozenset()
+
+
 #: Endings of inflected and derived words ("meds", "thinners", "blurry", "blockers",
 #: "addictive", "dispensed"): a common stem plus one of them is a common word, not a name.
 INFLECTIONS = ("ing", "ers", "es", "ed", "ry", "ive", "ly", "ness", "ment", "s", "y", "d")

@@ -24,6 +24,7 @@ from sectio.retrieve.fusion import is_question
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.stats import SubjectWords, Term, TermStats, coverage, evidence_terms
 from sectio.retrieve.stats import salient_terms as _salient_terms
+from sectio.retrieve.words import finder_words
 
 #: Routes that answer exactly once a document is named (the subject is the name).
 EXACT_ROUTES = frozenset({"section", "overview"})
@@ -112,7 +113,7 @@ class RuleContext:
             self.question,
             lexical=self.words.lexical,
             stats=self.stats,
-            ignore=self.words.routing,
+            ignore=self.words.routing | finder_words(self.question),
             spans=res.spans if res is not None else (),
             common=self.words.common,
             generic=self.words.generic,

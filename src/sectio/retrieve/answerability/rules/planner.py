@@ -15,7 +15,10 @@ contains) abstains unless weighed out (see
 collection mentions in at most ``guest_share`` of its chunks: another product
 it mentions in passing) needs evidence at least ``guest_margin`` above the
 calibrated floor, and that close evidence must name each guest (a close page
-that never names it is about something else); any other question needs
+that never names it is about something else), except a guest the question writes
+all in capitals that the closest row itself names ("DNS", "TCP", "MKCOL" on the
+Requests docs: a protocol mentioned rarely, written where the answer is:
+:func:`acronyms_at_best`); any other question needs
 evidence ``planner_margin`` above it (each margin in the model's units:
 :mod:`~sectio.retrieve.answerability.margins`). Last, a question whose closest page
 (its best cosine among the page catalog entries) is no closer than
@@ -49,7 +52,7 @@ from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, WEAK_EV
 from sectio.retrieve.answerability.weigh import CATALOG_STRONG_MARGIN
 from sectio.retrieve.stats import Term, evidence_terms
 from sectio.retrieve.text import tokens
-from sectio.retrieve.words import capitalised_words, plain_words
+from sectio.retrieve.words import acronym_words, capitalised_words, plain_words
 
 #: The plan step of a row found by its exact path (``sectio.plan.executor``).
 EXACT_SEED = "exact_seed"
@@ -106,15 +109,18 @@ class Planner:
         ]
         planner_floor = dense_floor + ctx.margin(cfg.planner_margin)
         guest_floor = dense_floor + ctx.margin(cfg.guest_margin)
-        floor = guest_floor if guests else planner_floor
         signals.guest_names = guests
         thresholds.guest_df = limit
         thresholds.planner_floor = round(planner_floor, 4)
         thresholds.guest_floor = round(guest_floor, 4)
         near = guest_cosines(ctx, guests, by_word, outcome.evidence)
-        far = [w for w, cosine in near.items() if cosine < floor]
+        written = acronyms_at_best(ctx, near)
+        guests = [w for w in guests if w not in written]
+        floor = guest_floor if guests else planner_floor
+        far = [w for w in guests if near[w] < floor]
         signals.guest_cosines = {w: round(c, 4) for w, c in near.items()}
         signals.guest_names_far = far
+        signals.guest_acronyms_at_best = written or None
         if ctx.best >= floor and not far:
             return self._catalog(ctx)
         reason = SUBJECT_NOT_IN_CORPUS if guests else WEAK_EVIDENCE
@@ -202,6 +208,18 @@ def _shares_run(a: tuple[str, ...], b: tuple[str, ...], n: int) -> bool:
         return False
     runs = {b[i : i + n] for i in range(len(b) - n + 1)}
     return any(a[i : i + n] in runs for i in range(len(a) - n + 1))
+
+
+def acronyms_at_best(ctx: RuleContext, near: Mapping[str, float]) -> list[str]:
+    """The guest names the question writes all in capitals ("DNS", "TCP", "MKCOL") that the
+    closest evidence row itself names (their cosine is the best one): a protocol or a
+    format the collection mentions rarely, written where the answer is, is a detail of
+    the question, not another product; it needs the planner's floor, not the guest's.
+    A capitalised name ("Istio", "Prometheus") stays a guest wherever it is written, and
+    so does an acronym only a farther row names ("SACK" on the QUIC RFCs).
+    """
+    caps = acronym_words(ctx.question)
+    return [w for w, cosine in near.items() if w in caps and cosine > 0 and cosine >= ctx.best]
 
 
 def guest_cosines(
