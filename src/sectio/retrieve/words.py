@@ -89,9 +89,37 @@ def acronym_words(question: str) -> frozenset[str]:
 #: v3.4 to v3.5?", "Where is X documented?", "What does the Templates page cover?"): they
 #: name the docs, not the question's subject.
 FINDER_WORDS = frozenset(
-    "page pages doc docs document documents documentation documented guide guides section "
-    "sections article articles explain explains explained cover covers covered describe "
-    "describes described mention mentions mentioned discuss discusses discussed".split()
+    [
+        "page",
+        "pages",
+        "doc",
+        "docs",
+        "document",
+        "documents",
+        "documentation",
+        "documented",
+        "guide",
+        "guides",
+        "section",
+        "sections",
+        "article",
+        "articles",
+        "explain",
+        "explains",
+        "explained",
+        "cover",
+        "covers",
+        "covered",
+        "describe",
+        "describes",
+        "described",
+        "mention",
+        "mentions",
+        "mentioned",
+        "discuss",
+        "discusses",
+        "discussed",
+    ]
 )
 _FINDER = re.compile(
     r"\b(?:which|what)\s+(?:page|doc|document|guide|section|article)s?\b"
