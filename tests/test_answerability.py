@@ -368,6 +368,12 @@ def test_a_guest_name_needs_closer_evidence_than_an_own_subject(tmp_path: Path) 
     assert own.decision != "ABSTAIN" and own_ans["signals"]["guest_names"] == []
 
 
+#: Pages about nothing the guest-name questions ask (they make the guests rare).
+OTHER_PAGES = {
+    "rbac.md": "# RBAC\n\nRoles grant users access to sync projects and applications.\n",
+    "health.md": "# Health\n\nThe controller checks the health of synced services.\n",
+}
+
 #: A guest name ("Flux") named only on a page far from the question's subject (releases).
 FAR_GUEST_DOCS = {
     "install.md": "# Install\n\nInstall the controller, then sync it with the installer.\n",
@@ -378,8 +384,7 @@ FAR_GUEST_DOCS = {
     "plugins.md": (
         "# Plugins\n\nThe Flux plugin renders a Kustomization before the controller applies it.\n"
     ),
-    "rbac.md": "# RBAC\n\nRoles grant users access to sync projects and applications.\n",
-    "health.md": "# Health\n\nThe controller checks the health of synced services.\n",
+    **OTHER_PAGES,
 }
 
 
@@ -419,8 +424,7 @@ ACRONYM_DOCS = {
         "# Proxies\n\nThe client can send its calls through Envoy, a proxy in front of "
         "the server.\n"
     ),
-    "rbac.md": "# RBAC\n\nRoles grant users access to sync projects and applications.\n",
-    "health.md": "# Health\n\nThe controller checks the health of synced services.\n",
+    **OTHER_PAGES,
 }
 
 

@@ -115,16 +115,16 @@ class Planner:
         thresholds.guest_floor = round(guest_floor, 4)
         near = guest_cosines(ctx, guests, by_word, outcome.evidence)
         written = acronyms_at_best(ctx, near)
-        guests = [w for w in guests if w not in written]
-        floor = guest_floor if guests else planner_floor
-        far = [w for w in guests if near[w] < floor]
+        kept = [w for w in guests if w not in written]  # the guests that need the guest floor
+        floor = guest_floor if kept else planner_floor
+        far = [w for w in kept if near[w] < floor]
         signals.guest_cosines = {w: round(c, 4) for w, c in near.items()}
         signals.guest_names_far = far
         signals.guest_acronyms_at_best = written or None
         if ctx.best >= floor and not far:
             return self._catalog(ctx)
-        reason = SUBJECT_NOT_IN_CORPUS if guests else WEAK_EVIDENCE
-        return ctx.decide("guest_name" if guests else "dense", reason, far or guests)
+        reason = SUBJECT_NOT_IN_CORPUS if kept else WEAK_EVIDENCE
+        return ctx.decide("guest_name" if kept else "dense", reason, far or kept)
 
     @staticmethod
     def _catalog(ctx: RuleContext) -> Verdict | None:
