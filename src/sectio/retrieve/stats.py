@@ -25,7 +25,7 @@ import numpy as np
 from sectio.contract.result import Evidence
 from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.text import Tokens, tokens
-from sectio.retrieve.words import identifier_words, plain_words, quantity_word
+from sectio.retrieve.words import name_words, plain_words, quantity_word
 
 #: A word in the subject sections of more than this share of documents names a class.
 CLASS_SHARE = 0.15
@@ -197,13 +197,14 @@ def salient_terms(
     ``spans`` (the resolved document names) and common words the collection
     never contains (``common``: a whole word of the model's vocabulary) are
     left out, unless the question writes them inside a file name or a dotted
-    identifier ("hatch" of "hatch.toml": :func:`identifier_words`); a word is
-    kept once. Strengths, doses, units, version parts and
-    dosage forms ("40mg", "v3", "tablets": :func:`quantity_word`) read as common
-    words: never a name, so never a subject by themselves.
+    identifier ("hatch" of "hatch.toml") or all in capitals ("MIT" of "the MIT
+    license": :func:`~sectio.retrieve.words.name_words`); a word is kept once.
+    Strengths, doses, units, version parts and dosage forms ("40mg", "v3",
+    "tablets": :func:`quantity_word`) read as common words: never a name, so never
+    a subject by themselves.
     """
     named = {i for start, end in spans for i in range(start, end)}
-    in_identifier = identifier_words(question)
+    in_name = name_words(question)
     out: list[Term] = []
     seen: set[str] = set()
     for i, word in enumerate(tokens(plain_words(question))):
@@ -214,7 +215,7 @@ def salient_terms(
         if not ids or ids <= generic:
             continue
         df = max(stats.df.get(t, 0) for t in ids)
-        is_common = (common(word) and word not in in_identifier) or quantity_word(word)
+        is_common = (common(word) and word not in in_name) or quantity_word(word)
         if df == 0 and is_common:
             continue
         out.append(Term(word, ids, df, stats.idf_of(df), name_like=not is_common))

@@ -85,6 +85,30 @@ def acronym_words(question: str) -> frozenset[str]:
     return frozenset(p.lower() for w in words for p in w.split("-") if len(p) >= 2 and p.isupper())
 
 
+def name_words(question: str) -> frozenset[str]:
+    """The words ``question`` writes as part of a name, whatever the language uses them
+    for: those of file names and identifiers (:func:`identifier_words`) and those of
+    :data:`NAME_CAPITALS` letters or more written all in capitals (:func:`acronym_words`:
+    "MIT" of "the MIT license"), unless the question writes most of its words in capitals
+    (then capitals say nothing).
+
+    Example:
+        >>> sorted(name_words("Is it OK that the MIT license covers hatch.toml?"))
+        ['hatch', 'mit', 'toml']
+        >>> sorted(name_words("DOES THE MIT LICENSE APPLY?"))
+        []
+    """
+    words = _WORD.findall(plain_words(question))
+    shouting = sum(w.isupper() and len(w) >= 2 for w in words) * 2 > len(words)
+    capitals = () if shouting else acronym_words(question)
+    return identifier_words(question) | {w for w in capitals if len(w) >= NAME_CAPITALS}
+
+
+#: The fewest letters of a word written in capitals that make it a name: "OK", "US", "ID"
+#: and "TV" are written in capitals as words of the language.
+NAME_CAPITALS = 3
+
+
 #: The words a question uses to ask *where* the docs say something ("Which page explains
 #: v3.4 to v3.5?", "Where is X documented?", "What does the Templates page cover?"): they
 #: name the docs, not the question's subject.
