@@ -8,6 +8,8 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
 * ``poetry_docs``: the Poetry documentation, a Markdown tree;
 * ``requests_docs``: the Requests documentation, a reStructuredText tree (read as
   documents, ``--format markdown``);
+* ``owasp_cheatsheets``: 32 OWASP Cheat Sheet Series cheat sheets (application
+  security), a Markdown tree;
 * ``vi_law``: 14 Vietnamese laws as chunk JSONL, articles ``Điều 5.``
   (ALQAC 2023 questions plus ours).
 
@@ -33,7 +35,7 @@ one:
 Usage::
 
     .venv/bin/python benchmarks/new_corpora.py
-        [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs]
+        [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets]
         [--splits dev,holdout] [--profile NAME|FILE] [--reingest]
         [--per-query DIR] [--show-misses]
 
@@ -65,9 +67,9 @@ from _common import BENCH, jsonl  # noqa: E402
 from sectio import Sectio, Settings  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
-SETS = ("quic_rfc", "oss_licenses", "poetry_docs", "vi_law", "requests_docs")
+SETS = ("quic_rfc", "oss_licenses", "poetry_docs", "vi_law", "requests_docs", "owasp_cheatsheets")
 #: Sets that are a docs tree (ingested as documents, the ``docs`` profile by default).
-DOCS_TREES = ("poetry_docs", "requests_docs")
+DOCS_TREES = ("poetry_docs", "requests_docs", "owasp_cheatsheets")
 NAMED = ("named_number", "named_title")
 
 

@@ -1,5 +1,5 @@
 """Shared by the builders of the new-corpus evaluation sets (quic_rfc, poetry_docs, vi_law,
-requests_docs).
+requests_docs, owasp_cheatsheets).
 
 One question per row of ``labels.tsv`` (tab-separated, a header row, ours):
 
@@ -93,16 +93,17 @@ def write_docs(
 
 def ensure_docs_tree(
     folder: Path, repo: str, write: Callable[[Path, Path], Path],
-    keys: Callable[[Path], set[str]], mirror: Path | None = None,
+    keys: Callable[[Path], set[str]], mirror: Path | None = None, root: str = "docs",
 ) -> Path:  # fmt: skip
-    """``folder``'s set's built tree (``write(mirror, tree)`` when it is missing), its
-    gold checked against the section keys sectio's reader gives it today (``keys``).
+    """``folder``'s set's built tree (``write(mirror, tree)`` when its ``root`` folder is
+    missing), its gold checked against the section keys sectio's reader gives it today
+    (``keys``).
 
     Raises:
         SystemExit: no mirror, or a gold pair not in the tree.
     """
     tree = BUILT / folder.name / "tree"
-    if not (tree / "docs").exists():
+    if not (tree / root).exists():
         write(mirror_of(repo, mirror), tree)
     check_gold(folder, keys(tree))
     return tree
