@@ -64,13 +64,22 @@ def capitalised_words(question: str) -> list[str]:
 
     A hyphenated compound gives its parts written with a capital, as the
     question's terms split it ("Envoy-based" -> "envoy", "non-Istio" -> "istio").
+    A word of the language written in capitals by custom (:data:`WORDS_IN_CAPITALS`:
+    "OK", "ID", "US") is not a name.
 
     Example:
         >>> capitalised_words("What is Istio? How does Envoy-based non-Flux work")
         ['istio', 'how', 'envoy', 'flux']
+        >>> capitalised_words("Is it OK to put the session ID in a URL with Go?")
+        ['url', 'go']
     """
     words = _WORD.findall(plain_words(question))
-    return [p.lower() for w in words[1:] for p in w.split("-") if p[:1].isupper()]
+    return [
+        p.lower()
+        for w in words[1:]
+        for p in w.split("-")
+        if p[:1].isupper() and not (p.isupper() and p.lower() in WORDS_IN_CAPITALS)
+    ]
 
 
 def acronym_words(question: str) -> frozenset[str]:
@@ -87,10 +96,10 @@ def acronym_words(question: str) -> frozenset[str]:
 
 def name_words(question: str) -> frozenset[str]:
     """The words ``question`` writes as part of a name, whatever the language uses them
-    for: those of file names and identifiers (:func:`identifier_words`) and those of
-    :data:`NAME_CAPITALS` letters or more written all in capitals (:func:`acronym_words`:
-    "MIT" of "the MIT license"), unless the question writes most of its words in capitals
-    (then capitals say nothing).
+    for: those of file names and identifiers (:func:`identifier_words`) and those
+    written all in capitals (:func:`acronym_words`: "MIT" of "the MIT license"; not the
+    words of the language written so by custom, :data:`WORDS_IN_CAPITALS`), unless the
+    question writes most of its words in capitals (then capitals say nothing).
 
     Example:
         >>> sorted(name_words("Is it OK that the MIT license covers hatch.toml?"))
@@ -100,13 +109,13 @@ def name_words(question: str) -> frozenset[str]:
     """
     words = _WORD.findall(plain_words(question))
     shouting = sum(w.isupper() and len(w) >= 2 for w in words) * 2 > len(words)
-    capitals = () if shouting else acronym_words(question)
-    return identifier_words(question) | {w for w in capitals if len(w) >= NAME_CAPITALS}
+    capitals = frozenset() if shouting else acronym_words(question)
+    return identifier_words(question) | (capitals - WORDS_IN_CAPITALS)
 
 
-#: The fewest letters of a word written in capitals that make it a name: "OK", "US", "ID"
-#: and "TV" are written in capitals as words of the language.
-NAME_CAPITALS = 3
+#: Words of the language written in capitals by custom, not as names ("Is it OK to pass the
+#: session ID?"): they are neither a name the collection lacks nor another product.
+WORDS_IN_CAPITALS = frozenset({"ok", "id", "us", "tv", "am", "pm"})
 
 
 #: The words a question uses to ask *where* the docs say something ("Which page explains
