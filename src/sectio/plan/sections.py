@@ -18,8 +18,9 @@ collection), each section (a heading) gives the learned vocabulary
 Matching is the vocabulary's, with the docs' unit words (:data:`DOCS_UNIT_WORDS`:
 "the keyring.enabled setting", "the sync command"): a title routes beside a
 unit word, in quotes, or when it is most of what the question asks; the words
-of the headings above it and of its page's title, and the product words, are
-where it is, not more of what is asked. A heading several pages share names
+of the headings above it and of its page's title, their initials ("CSRF" under
+"Cross-Site Request Forgery Prevention"), and the product words, are where it
+is, not more of what is asked. A heading several pages share names
 no page (never a guess). A question heading (a FAQ entry) is also named when
 the question asks it again in fewer words (:func:`asked_heading`).
 
@@ -48,6 +49,7 @@ from sectio.index.collection import Collection as IndexCollection
 from sectio.index.filters import Eq, tenant_where
 from sectio.plan.catalog import STOPWORDS
 from sectio.plan.catalog import tokens as plan_tokens
+from sectio.retrieve.answerability.weigh import acronyms
 from sectio.retrieve.learned.numbers import title_number
 from sectio.retrieve.learned.vocabulary import (
     UNIT_WORDS,
@@ -218,8 +220,9 @@ def docs_vocabulary(
     sections = []
     for (doc_id, key), h in sorted(headings.items()):
         found = title_number(h.title) if h.title else None
-        context = {w for part in h.path[:-1] for w in tokens(part)} | products
-        context |= set(tokens((titles or {}).get(doc_id, "")))
+        above = [*h.path[:-1], (titles or {}).get(doc_id, "")]
+        context = {w for part in above for w in tokens(part)} | products
+        context |= acronyms(above)  # "CSRF" under "Cross-Site Request Forgery Prevention"
         phrases = _phrases(h, per_doc[(doc_id, tokens(h.title))] > 1, products, content)
         number = found[0] if found is not None else None
         sections.append(
