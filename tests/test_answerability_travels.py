@@ -284,15 +284,16 @@ def test_a_common_word_inside_a_file_name_is_a_name(generic: Sectio) -> None:
     assert plain.details.answerability.signals.unknown == []
 
 
-def test_a_common_word_written_in_capitals_is_a_name(generic: Sectio) -> None:
+def test_a_common_word_written_with_capitals_is_a_name(generic: Sectio) -> None:
     # "mit" is a word of the model's vocabulary; written "MIT" it names another licence
     q = "How do I copy the work under {}?"
-    named = generic.ask(q.format("MIT"), collection="g")
-    report = named.details.answerability
-    assert report is not None and report.signals.unknown == ["mit"]
-    assert (named.decision, report.signals.rule) == ("ABSTAIN", "unknown_name")
-    for plain in (q.format("mit"), q.format("OK"), q.format("mit").upper()):
-        # written small, two capitals ("OK", "US"), or a question all in capitals
+    for name in ("MIT", "Artistic"):  # in capitals, or capitalised inside the question
+        named = generic.ask(q.format(name), collection="g")
+        report = named.details.answerability
+        assert report is not None and report.signals.unknown == [name.lower()]
+        assert (named.decision, report.signals.rule) == ("ABSTAIN", "unknown_name")
+    for plain in (q.format("mit"), q.format("OK"), q.format("mit").upper(), "Artistic work?"):
+        # written small, "OK" or "US", a question all in capitals, or a capital opening it
         result = generic.ask(plain, collection="g")
         assert result.details.answerability is not None
         assert result.details.answerability.signals.unknown == [], plain

@@ -111,19 +111,32 @@ def test_faq_entries_and_heading_paths_asked_in_other_words(tmp_path: Path) -> N
     assert v.match("Why is brewing slow?") is None  # not the FAQ's words
 
 
-def test_the_initials_of_the_headings_above_are_where_a_heading_is(tmp_path: Path) -> None:
-    page = tmp_path / "docs" / "hyc.md"
+def _hop_yield_page(root: Path) -> Path:
+    page = root / "docs" / "hyc.md"
     page.parent.mkdir(parents=True)
     page.write_text(
         "# Hop Yield Calculation\n\nHow brewkit computes yield.\n\n"
         "## Mash efficiency loss\n\nGrain left in the tun lowers the yield.\n",
         encoding="utf-8",
     )
-    v = docs_vocabulary([r.model_dump() for r in read_markdown(tmp_path)])
+    return root
+
+
+def test_the_initials_of_the_headings_above_are_where_a_heading_is(tmp_path: Path) -> None:
+    v = docs_vocabulary([r.model_dump() for r in read_markdown(_hop_yield_page(tmp_path))])
     # "HYC" spells the page's title: it says where the heading is, not more of what is asked
     found = v.match("mash efficiency loss as an HYC rule")
     assert found is not None and found.key == "hop-yield-calculation/mash-efficiency-loss"
     assert v.match("mash efficiency loss as an XYZ rule") is None  # two words more: not named
+
+
+def test_what_a_page_says_about_a_heading_names_it(tmp_path: Path) -> None:
+    v = docs_vocabulary([r.model_dump() for r in read_markdown(_hop_yield_page(tmp_path))])
+    # "what does X say about <heading>": "say" asks what the text says, it is not asked
+    found = v.match("What does the hop yield page say about mash efficiency loss?")
+    assert found is not None and found.key == "hop-yield-calculation/mash-efficiency-loss"
+    # another word asked beside the heading: it is a term of the question, not its name
+    assert v.match("What does the hop yield page recommend for mash efficiency loss?") is None
 
 
 def test_terms_shared_headings_and_one_word_headings_name_nothing(tmp_path: Path) -> None:

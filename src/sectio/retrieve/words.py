@@ -96,20 +96,25 @@ def acronym_words(question: str) -> frozenset[str]:
 
 def name_words(question: str) -> frozenset[str]:
     """The words ``question`` writes as part of a name, whatever the language uses them
-    for: those of file names and identifiers (:func:`identifier_words`) and those
-    written all in capitals (:func:`acronym_words`: "MIT" of "the MIT license"; not the
-    words of the language written so by custom, :data:`WORDS_IN_CAPITALS`), unless the
-    question writes most of its words in capitals (then capitals say nothing).
+    for: those of file names and identifiers (:func:`identifier_words`), those written
+    all in capitals (:func:`acronym_words`: "MIT" of "the MIT license"; not the words of
+    the language written so by custom, :data:`WORDS_IN_CAPITALS`) and those written with
+    a capital inside the question (:func:`capitalised_words`: "Artistic" of "the
+    Artistic License"), unless the question writes most of its words in capitals (then
+    capitals say nothing).
 
     Example:
         >>> sorted(name_words("Is it OK that the MIT license covers hatch.toml?"))
         ['hatch', 'mit', 'toml']
+        >>> sorted(name_words("What does the Artistic License say?"))
+        ['artistic', 'license']
         >>> sorted(name_words("DOES THE MIT LICENSE APPLY?"))
         []
     """
     words = _WORD.findall(plain_words(question))
-    shouting = sum(w.isupper() and len(w) >= 2 for w in words) * 2 > len(words)
-    capitals = frozenset() if shouting else acronym_words(question)
+    if sum(w.isupper() and len(w) >= 2 for w in words) * 2 > len(words):  # shouting
+        return identifier_words(question)
+    capitals = acronym_words(question) | frozenset(capitalised_words(question))
     return identifier_words(question) | (capitals - WORDS_IN_CAPITALS)
 
 
@@ -152,13 +157,19 @@ FINDER_WORDS = frozenset(
         "discuss",
         "discusses",
         "discussed",
+        "say",
+        "says",
+        "said",
+        "tell",
+        "tells",
     ]
 )
 _FINDER = re.compile(
     r"\b(?:which|what)\s+(?:page|doc|document|guide|section|article)s?\b"
     r"|\bwhere\b.*\b(?:documented|described|explained|covered|mentioned|discussed)\b"
     r"|\b(?:page|doc|docs|document|guide|section|article)s?\s+"
-    r"(?:explain|cover|describe|document|mention|discuss)(?:s|es)?\b",
+    r"(?:explain|cover|describe|document|mention|discuss)(?:s|es)?\b"
+    r"|\bwhat\s+(?:does|do|did)\b.*\b(?:say|says|tell|tells|mention|mentions)\s+about\b",
     re.IGNORECASE,
 )
 
@@ -176,6 +187,8 @@ def finder_words(question: str) -> frozenset[str]:
         True
         >>> finder_words("How do I cover the page with tests?")
         frozenset()
+        >>> "say" in finder_words("What does the GDPR say about erasure?")
+        True
     """
     return FINDER_WORDS if _FINDER.search(question) else frozenset()
 

@@ -60,6 +60,7 @@ from sectio.retrieve.learned.numbers import (
 )
 from sectio.retrieve.resolve_section import substitute_names
 from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
+from sectio.retrieve.words import finder_words
 
 #: A shared key is one at least this many documents have (and half of them).
 SHARED_MIN_DOCS = 3
@@ -327,8 +328,10 @@ class LearnedVocabulary:
 
         Yes in quotes, or beside a unit word ("the Pacing section"; with ``cue_extra``
         set, when the question holds at most that many salient words more); else when the
-        question's salient words outside it (and outside the names and the section's
-        ``context``: the headings above it) are at most a third as many as its own words.
+        question's salient words outside it (and outside the names, the section's
+        ``context``: the headings above it, and the words that ask what a text says,
+        "What does the GDPR *say* about ...": :func:`~sectio.retrieve.words.finder_words`)
+        are at most a third as many as its own words.
         """
         end = at + len(phrase)
         if any(q in question for q in '"“”«'):
@@ -336,6 +339,7 @@ class LearnedVocabulary:
         cue = _cue(words, at, end, self.units)
         if cue and self.cue_extra is None:
             return True
+        asking = finder_words(question)
         extra = [
             w
             for j, w in enumerate(words)
@@ -343,6 +347,7 @@ class LearnedVocabulary:
             and w not in self.units
             and w != "it"
             and w not in context
+            and w not in asking
             and self._salient(w)
         ]
         if cue:
