@@ -170,6 +170,17 @@ SETS = {
 }
 
 
+def run_set(name: str) -> list[Row]:
+    """Every question of set ``name`` through ``ask`` on its collection (opened, then closed)."""
+    opener, questions = SETS[name]
+    sx, coll = opener()
+    try:
+        _report, rows = evaluate_answerability(sx, questions(), collection=coll, tenant="default")
+    finally:
+        sx.close()
+    return rows
+
+
 def table(name: str, rows: list[Row]) -> None:
     groups = sorted({r.group or "" for r in rows})
     print(f"\n## {name}: {len(rows)} questions\n")
@@ -253,14 +264,7 @@ def main() -> None:
     args = ap.parse_args()
     NEW_OPTIONS.update(embedder=args.embedder, profile=args.profile)
     for name in args.sets.split(","):
-        opener, questions = SETS[name]
-        sx, coll = opener()
-        try:
-            _report, rows = evaluate_answerability(
-                sx, questions(), collection=coll, tenant="default"
-            )
-        finally:
-            sx.close()
+        rows = run_set(name)
         table(name, rows)
         planner_curve(rows)
         if args.per_query is not None:

@@ -31,9 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from answerability import SETS, _split  # noqa: E402
+from answerability import _split, run_set  # noqa: E402
 
-from sectio.eval.answerability import evaluate_answerability  # noqa: E402
 from sectio.retrieve.answerability import Judge, chain  # noqa: E402
 
 #: question text -> {rule name left out: answerable?} (None: the chain as shipped).
@@ -89,14 +88,7 @@ def main() -> None:
     Judge.judge = _judge_all  # type: ignore[method-assign]
     total: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for name in args.sets.split(","):
-        opener, questions = SETS[name]
-        sx, coll = opener()
-        try:
-            _report, rows = evaluate_answerability(
-                sx, questions(), collection=coll, tenant="default"
-            )
-        finally:
-            sx.close()
+        rows = run_set(name)
         cells: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
         for r in rows:
             split = _split(r.group)

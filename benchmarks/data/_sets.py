@@ -22,6 +22,7 @@ the ids of each kind sorted by ``sha256(_id)``, the first ``round(0.6 n)`` in
 
 from __future__ import annotations
 
+import argparse
 import csv
 import gzip
 import hashlib
@@ -107,6 +108,35 @@ def ensure_docs_tree(
         write(mirror_of(repo, mirror), tree)
     check_gold(folder, keys(tree))
     return tree
+
+
+def tree_section_keys(tree: Path) -> set[str]:
+    """``doc_id#section_key`` of every page chunk (D0) of a docs tree, as ``sectio ingest
+    --format markdown`` reads it (``read_source``, no embedder: the project's interpreter)."""
+    from sectio.ingest.readers import read_source
+
+    return {
+        f"{r.doc_id}#{r.section_key}"
+        for r in read_source(tree, "markdown").records
+        if r.model_dump().get("layer", "D0") == "D0"
+    }
+
+
+def build_docs_set(folder: Path, repo: str, write: Callable[[Path, Path], Path]) -> None:
+    """A docs-tree builder's command line: write ``folder``'s tree from the mirror of
+    ``repo`` (``--mirror GIT_DIR``, else the workplace mirror) with ``write``, then print
+    its section keys (``--keys``) or write the question files from ``labels.tsv``."""
+    ap = argparse.ArgumentParser(description=f"build {folder.name} from {repo}")
+    ap.add_argument("--mirror", type=Path, default=None, help=f"git dir of {repo}")
+    ap.add_argument("--keys", action="store_true", help="print the tree's doc#section keys")
+    args = ap.parse_args()
+    tree = write(mirror_of(repo, args.mirror), BUILT / folder.name / "tree")
+    keys = tree_section_keys(tree)
+    if args.keys:
+        print("\n".join(sorted(keys)))
+        return
+    n = write_questions(folder, keys)
+    print(f"{tree}: {len(keys)} sections; {n} questions")
 
 
 def check_gold(folder: Path, keys: set[str]) -> None:

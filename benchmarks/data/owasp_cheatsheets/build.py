@@ -38,7 +38,6 @@ writes the tree when it is missing and checks the committed gold against it
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -46,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import BUILT, ensure_docs_tree, git, mirror_of, write_questions  # noqa: E402
+from _sets import build_docs_set, ensure_docs_tree, git, tree_section_keys  # noqa: E402
 
 REPO = "OWASP/CheatSheetSeries"
 COMMIT = "6b8819da79e0537d072e04296ffa3adfc94ba881"
@@ -105,36 +104,13 @@ def write_tree(mirror: Path, dest: Path) -> Path:
     return dest
 
 
-def section_keys(tree: Path) -> set[str]:
-    """``doc_id#section_key`` of every D0 chunk, as ``ingest --format markdown`` reads it."""
-    from sectio.ingest.readers import read_source
-
-    return {
-        f"{r.doc_id}#{r.section_key}"
-        for r in read_source(tree, "markdown").records
-        if r.model_dump().get("layer", "D0") == "D0"
-    }
-
-
 def ensure_tree(mirror: Path | None = None) -> Path:
     """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
-    return ensure_docs_tree(HERE, REPO, write_tree, section_keys, mirror, root="cheatsheets")
+    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror, root="cheatsheets")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirror", type=Path, default=None, help="git dir of OWASP/CheatSheetSeries")
-    ap.add_argument(
-        "--keys", action="store_true", help="print the tree's doc#section keys and stop"
-    )
-    args = ap.parse_args()
-    tree = write_tree(mirror_of(REPO, args.mirror), BUILT / "owasp_cheatsheets" / "tree")
-    keys = section_keys(tree)
-    if args.keys:
-        print("\n".join(sorted(keys)))
-        return
-    n = write_questions(HERE, keys)
-    print(f"{tree}: {len(keys)} sections; {n} questions")
+    build_docs_set(HERE, REPO, write_tree)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ Outputs
                     ingests ``tree`` as Markdown (``doc_id`` = ``docs/cli.md``)
   questions.jsonl, qrels/{dev,holdout,all}.tsv   next to this file; see ``_sets.py``
 
-The gold check reads the tree with ``sectio.ingest.markdown.read_markdown``
-(no embedder), so run it with the project's interpreter::
+The gold check reads the tree as ``sectio ingest --format markdown`` does
+(``_sets.tree_section_keys``, no embedder), so run it with the project's interpreter::
 
     .venv/bin/python benchmarks/data/poetry_docs/build.py [--mirror GIT_DIR]
 
@@ -28,7 +28,6 @@ writes the tree when it is missing and checks the committed gold against it
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -36,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import BUILT, ensure_docs_tree, mirror_of, write_docs, write_questions  # noqa: E402
+from _sets import build_docs_set, ensure_docs_tree, tree_section_keys, write_docs  # noqa: E402
 
 REPO = "python-poetry/poetry"
 COMMIT = "f46702336862f30050d5c641d5ed6f7568ded793"
@@ -47,29 +46,13 @@ def write_tree(mirror: Path, dest: Path) -> Path:
     return write_docs(mirror, COMMIT, dest, ".md")
 
 
-def section_keys(tree: Path) -> set[str]:
-    from sectio.ingest.markdown import read_markdown
-
-    return {
-        f"{r.doc_id}#{r.section_key}"
-        for r in read_markdown(tree)
-        if r.model_dump().get("layer", "D0") == "D0"
-    }
-
-
 def ensure_tree(mirror: Path | None = None) -> Path:
     """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
-    return ensure_docs_tree(HERE, REPO, write_tree, section_keys, mirror)
+    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirror", type=Path, default=None, help="git dir of python-poetry/poetry")
-    args = ap.parse_args()
-    tree = write_tree(mirror_of(REPO, args.mirror), BUILT / "poetry_docs" / "tree")
-    keys = section_keys(tree)
-    n = write_questions(HERE, keys)
-    print(f"{tree}: {len(keys)} sections; {n} questions")
+    build_docs_set(HERE, REPO, write_tree)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ writes the tree when it is missing and checks the committed gold against it
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -41,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import BUILT, ensure_docs_tree, mirror_of, write_docs, write_questions  # noqa: E402
+from _sets import build_docs_set, ensure_docs_tree, tree_section_keys, write_docs  # noqa: E402
 
 REPO = "psf/requests"
 COMMIT = "1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e"
@@ -54,36 +53,13 @@ def write_tree(mirror: Path, dest: Path) -> Path:
     return write_docs(mirror, COMMIT, dest, ".rst", recursive=True, skip=SKIP)
 
 
-def section_keys(tree: Path) -> set[str]:
-    """``doc_id#section_key`` of every D0 chunk, as ``ingest --format markdown`` reads it."""
-    from sectio.ingest.readers import read_source
-
-    return {
-        f"{r.doc_id}#{r.section_key}"
-        for r in read_source(tree, "markdown").records
-        if r.model_dump().get("layer", "D0") == "D0"
-    }
-
-
 def ensure_tree(mirror: Path | None = None) -> Path:
     """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
-    return ensure_docs_tree(HERE, REPO, write_tree, section_keys, mirror)
+    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirror", type=Path, default=None, help="git dir of psf/requests")
-    ap.add_argument(
-        "--keys", action="store_true", help="print the tree's doc#section keys and stop"
-    )
-    args = ap.parse_args()
-    tree = write_tree(mirror_of(REPO, args.mirror), BUILT / "requests_docs" / "tree")
-    keys = section_keys(tree)
-    if args.keys:
-        print("\n".join(sorted(keys)))
-        return
-    n = write_questions(HERE, keys)
-    print(f"{tree}: {len(keys)} sections; {n} questions")
+    build_docs_set(HERE, REPO, write_tree)
 
 
 if __name__ == "__main__":
