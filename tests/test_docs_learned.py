@@ -139,6 +139,13 @@ def test_what_a_page_says_about_a_heading_names_it(tmp_path: Path) -> None:
     assert v.match("What does the hop yield page recommend for mash efficiency loss?") is None
 
 
+def test_examples_written_after_a_heading_are_not_more_of_what_is_asked(tmp_path: Path) -> None:
+    v = docs_vocabulary([r.model_dump() for r in read_markdown(_hop_yield_page(tmp_path))])
+    found = v.match("mash efficiency loss like sparge water")
+    assert found is not None and found.key == "hop-yield-calculation/mash-efficiency-loss"
+    assert v.match("mash efficiency loss with sparge water") is None
+
+
 def test_terms_shared_headings_and_one_word_headings_name_nothing(tmp_path: Path) -> None:
     v = docs_vocabulary(_payloads(tmp_path))
     # "Options" titles sections of two pages: no guess

@@ -151,6 +151,29 @@ def _cue(words: Tokens, start: int, end: int, units: Collection[str] = _UNIT_WOR
     return False
 
 
+#: What introduces examples of the thing just named ("custom verbs *like* MKCOL").
+_EXAMPLE_MARKERS: tuple[Tokens, ...] = (("like",), ("such", "as"), ("e", "g"), ("for", "example"))
+#: The most words of the examples after a marker.
+_EXAMPLE_WORDS = 2
+
+
+def _examples_end(words: Tokens, end: int) -> int:
+    """Where the examples written right after a phrase ending at ``end`` stop ("custom
+    verbs like MKCOL": the marker and up to :data:`_EXAMPLE_WORDS` words after it, the
+    question's end at the latest); ``end`` when no marker follows the phrase.
+
+    Example:
+        >>> _examples_end(("use", "custom", "verbs", "like", "mkcol"), 3)
+        5
+        >>> _examples_end(("custom", "verbs", "for", "uploads"), 2)
+        2
+    """
+    for marker in _EXAMPLE_MARKERS:
+        if words[end : end + len(marker)] == marker:
+            return min(len(words), end + len(marker) + _EXAMPLE_WORDS)
+    return end
+
+
 def _stands(needle: Tokens, words: Tokens, at: int, units: Collection[str] = _UNIT_WORDS) -> bool:
     """A one-word phrase counts only beside a unit word ("the Pacing section")."""
     return len(needle) > 1 or _cue(words, at, at + 1, units)
@@ -329,8 +352,9 @@ class LearnedVocabulary:
         Yes in quotes, or beside a unit word ("the Pacing section"; with ``cue_extra``
         set, when the question holds at most that many salient words more); else when the
         question's salient words outside it (and outside the names, the section's
-        ``context``: the headings above it, and the words that ask what a text says,
-        "What does the GDPR *say* about ...": :func:`~sectio.retrieve.words.finder_words`)
+        ``context``: the headings above it, the words that ask what a text says,
+        "What does the GDPR *say* about ...": :func:`~sectio.retrieve.words.finder_words`,
+        and the examples written right after it, "custom verbs *like MKCOL*")
         are at most a third as many as its own words.
         """
         end = at + len(phrase)
@@ -340,10 +364,12 @@ class LearnedVocabulary:
         if cue and self.cue_extra is None:
             return True
         asking = finder_words(question)
+        examples = range(end, _examples_end(words, end))
         extra = [
             w
             for j, w in enumerate(words)
             if not at <= j < end
+            and j not in examples
             and w not in self.units
             and w != "it"
             and w not in context
