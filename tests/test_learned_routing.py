@@ -152,6 +152,16 @@ def test_a_title_names_its_section(sx: Sectio) -> None:
     assert result.details["section_resolution"]["phrase"] == "right to be forgotten"
 
 
+def test_what_a_document_says_about_a_title_names_its_section(sx: Sectio) -> None:
+    # "say" asks what the text says: it does not count against the title
+    result = sx.ask("What does the DSR say about the right to erasure?", collection="reg")
+    assert (result.route, result.resolved_section_key) == ("section", "article_17")
+    assert result.details["section_resolution"]["via"] == "learned_title"
+    # a word asked beside the title is more of the question: no section
+    asked = sx.ask("What fines does the DSR set for the right to erasure?", collection="reg")
+    assert asked.resolved_section_key is None
+
+
 def test_a_profile_key_turns_learning_off(sx: Sectio) -> None:
     result = sx.ask("what does article 17 say about erasure", collection="off")
     assert result.route != "section" and result.resolved_section_key is None
