@@ -243,3 +243,12 @@ def test_info_shows_the_headings_the_planner_learned(brew_home: Path) -> None:
     assert "learned headings (default, docs planner): 4 pages, " in text
     assert f"docs/cli.md: 7 headings, {cli_page['phrases']} phrases" in text
     assert "learned routing: off" not in text
+
+
+def test_the_products_name_in_a_heading_names_nothing() -> None:
+    from sectio.plan.sections import _Heading, _phrases
+
+    h = _Heading("[G-1] Argo CD (API Server) must stay fast", ("Goals", "[G-1] ..."), [])
+    phrases = _phrases(h, False, frozenset({"argo", "cd"}), lambda w: len(w) > 2)
+    assert "API Server" in phrases
+    assert "Argo CD" not in phrases  # "Which page explains Argo CD?" names no goal

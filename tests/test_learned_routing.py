@@ -152,14 +152,28 @@ def test_a_title_names_its_section(sx: Sectio) -> None:
     assert result.details["section_resolution"]["phrase"] == "right to be forgotten"
 
 
-def test_what_a_document_says_about_a_title_names_its_section(sx: Sectio) -> None:
-    # "say" asks what the text says: it does not count against the title
-    result = sx.ask("What does the DSR say about the right to erasure?", collection="reg")
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does the DSR say about the right to erasure?",
+        "Tell me about the right to erasure",
+        "Explain the right to erasure",
+        "Can you summarize the right to erasure?",
+    ],
+)
+def test_asking_for_what_a_text_says_names_its_section(sx: Sectio, question: str) -> None:
+    # "say", "tell me about", "explain" ask for the text: they do not count against the title
+    result = sx.ask(question, collection="reg")
     assert (result.route, result.resolved_section_key) == ("section", "article_17")
     assert result.details["section_resolution"]["via"] == "learned_title"
-    # a word asked beside the title is more of the question: no section
-    asked = sx.ask("What fines does the DSR set for the right to erasure?", collection="reg")
-    assert asked.resolved_section_key is None
+
+
+def test_a_word_asked_beside_a_title_is_more_of_the_question(sx: Sectio) -> None:
+    for question in (
+        "What fines does the DSR set for the right to erasure?",
+        "Tell me about fines for the right to erasure",
+    ):
+        assert sx.ask(question, collection="reg").resolved_section_key is None, question
 
 
 def test_a_profile_key_turns_learning_off(sx: Sectio) -> None:

@@ -177,6 +177,11 @@ def _before(h: _Heading, words: Collection[str]) -> set[str]:
     return out
 
 
+def _product_name(words: tuple[str, ...], products: frozenset[str]) -> bool:
+    """Whether ``words`` are the product's words alone ("poetry", "argo cd")."""
+    return bool(words) and all(w in products for w in words)
+
+
 def _phrases(
     h: _Heading, repeated: bool, products: frozenset[str], content: Callable[[str], bool]
 ) -> tuple[str, ...]:
@@ -189,11 +194,14 @@ def _phrases(
         own.append(f"{parent} {rest}")
     if tokens(rest) == tokens(h.title):
         own.extend(f"{word} {rest}" for word in sorted(_before(h, products)))
-    if len(tokens(rest)) == 1 and tokens(rest)[0] in products:
+    if _product_name(tokens(rest), products):
         own = []  # a heading that is the product's name names nothing of it
     seen: dict[tuple[str, ...], str] = {}
     for text in own:
-        seen.setdefault(tokens(text), text)
+        words = tokens(text)
+        if _product_name(words, products):
+            continue  # nor a part of a heading that is ("[G-1] Argo CD (API Server) must ...")
+        seen.setdefault(words, text)
     return tuple(sorted(seen.values(), key=lambda t: -len(" ".join(tokens(t)))))
 
 

@@ -162,6 +162,10 @@ FINDER_WORDS = frozenset(
         "said",
         "tell",
         "tells",
+        "summarize",
+        "summarise",
+        "show",
+        "overview",
     ]
 )
 _FINDER = re.compile(
@@ -169,7 +173,9 @@ _FINDER = re.compile(
     r"|\bwhere\b.*\b(?:documented|described|explained|covered|mentioned|discussed)\b"
     r"|\b(?:page|doc|docs|document|guide|section|article)s?\s+"
     r"(?:explain|cover|describe|document|mention|discuss)(?:s|es)?\b"
-    r"|\bwhat\s+(?:does|do|did)\b.*\b(?:say|says|tell|tells|mention|mentions)\s+about\b",
+    r"|\bwhat\s+(?:does|do|did)\b.*\b(?:say|says|tell|tells|mention|mentions)\s+about\b"
+    r"|^\W*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:tell\s+me\s+about|explain|describe"
+    r"|summari[sz]e|show\s+me|give\s+me\s+an\s+overview\s+of)\b",
     re.IGNORECASE,
 )
 
@@ -188,6 +194,8 @@ def finder_words(question: str) -> frozenset[str]:
         >>> finder_words("How do I cover the page with tests?")
         frozenset()
         >>> "say" in finder_words("What does the GDPR say about erasure?")
+        True
+        >>> "tell" in finder_words("Please tell me about the right to erasure")
         True
     """
     return FINDER_WORDS if _FINDER.search(question) else frozenset()
