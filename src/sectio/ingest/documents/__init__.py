@@ -12,7 +12,8 @@ the others; a file without a known extension is a PDF, DOCX or HTML page by
 content alone. A gzip file is read through (``README.md.gz``); ``README``,
 ``copyright``, ``NEWS.Debian`` and the like (:data:`TEXT_NAMES`) are text. A
 name that lies (``a.pdf`` holding text) is refused, naming
-what the file holds.
+what the file holds. A Markdown or MDX page of a Hugo or Jekyll site has its
+shortcodes and Liquid tags read (:mod:`~sectio.ingest.documents.sitetags`).
 
 PDF and DOCX need the ``documents`` extra (``pip install 'sectio[documents]'``:
 pdfplumber, pdfminer.six, pypdfium2, mammoth; MIT, Apache-2.0/BSD, BSD); HTML,
@@ -220,6 +221,10 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
         from sectio.ingest.documents.rst import rst_to_markdown
 
         return rst_to_markdown(text)
+    from sectio.ingest.documents.sitetags import has_site_tags, strip_site_tags
+
+    if has_site_tags(text):  # a Hugo or Jekyll page: its tags read, not left as noise
+        text = strip_site_tags(text)
     if kind == "mdx":
         from sectio.ingest.documents.mdx import strip_mdx
 

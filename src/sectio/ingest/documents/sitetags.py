@@ -1,0 +1,119 @@
+"""Static-site tags in Markdown (Hugo shortcodes, Jekyll's Liquid tags), read as Markdown.
+
+Docs trees built with Hugo or Jekyll write their pages in Markdown with the
+site generator's tags in it: ``{{< highlight yaml >}}``, ``{{% notice note %}}``,
+``[the guide]({{< ref "topics/templates.md" >}})``, ``{% include note.html %}``,
+``{% highlight ruby %}``. Left as they are, they are noise in every chunk (and
+BM25 terms: "highlight", "ref"), a highlighted block reads as prose, and a link
+through ``ref`` points nowhere. Outside fenced code and inline code spans:
+
+* a code tag alone on its line (Hugo ``highlight``, Jekyll ``highlight``) opens
+  or closes a fence (`````yaml`` ... `````);
+* ``ref`` / ``relref`` (Hugo) and ``link`` (Jekyll) become the path they name,
+  so the link reads as a link to that page;
+* every other tag is removed and the text between an opening and a closing tag
+  kept (``{{% notice note %}}Be careful.{{% /notice %}}`` -> ``Be careful.``);
+  Liquid's output of the site's variables (``{{ site.baseurl }}``) is removed.
+
+Go and Jinja templates that a page *shows* (``{{ .Values.image }}``, ``{{ name }}``
+in prose) are not site tags and stay. Line numbers are kept: a removed tag
+leaves its line, blank when nothing else was on it.
+
+Example:
+    >>> print(strip_site_tags('{{< highlight yaml >}}\\na: 1\\n{{< /highlight >}}\\n'
+    ...                       'See [x]({{< ref "t.md" >}}). {% include n.html %}`{{< k >}}`'))
+    ```yaml
+    a: 1
+    ```
+    See [x](t.md). `{{< k >}}`
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+#: A Hugo shortcode (``{{< name args >}}``, ``{{% name args %}}``, closing ``/name``) or a
+#: Liquid tag (``{% name args %}``); group ``name``, group ``args``.
+_TAG = re.compile(
+    r"\{\{<\s*(?P<hname>/?[\w-]+)(?P<hargs>[^>]*?)\s*/?>\}\}"
+    r"|\{\{%\s*(?P<pname>/?[\w-]+)(?P<pargs>.*?)\s*/?%\}\}"
+    r"|\{%-?\s*(?P<lname>[\w-]+)(?P<largs>.*?)\s*-?%\}"
+)
+#: Liquid's output of the site's own variables (``{{ site.baseurl }}``, ``{{ page.title }}``).
+_SITE_VARIABLE = re.compile(r"\{\{-?\s*(?:site|page|include|jekyll|layout)\.[^{}]*?-?\}\}")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_QUOTED = re.compile(r"""["']([^"']+)["']|(\S+)""")
+#: Tags that open (and, written ``/name`` or ``endname``, close) a highlighted code block.
+_CODE_TAGS = frozenset({"highlight", "code"})
+#: Tags that name a page by its path.
+_PATH_TAGS = frozenset({"ref", "relref", "link", "post_url"})
+
+
+def has_site_tags(text: str) -> bool:
+    """Whether ``text`` may hold site tags (a cheap look before :func:`strip_site_tags`)."""
+    return "{{<" in text or "{{%" in text or "{%" in text
+
+
+def strip_site_tags(text: str) -> str:
+    """``text`` (Markdown) with its site tags read (see the module doc); as many lines."""
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+            out.append(line)
+            continue
+        out.append(line if fenced else _line(line))
+    return "\n".join(out)
+
+
+def _line(line: str) -> str:
+    """One line outside fenced code: a code tag alone opens or closes a fence; elsewhere
+    tags are read, code spans left as written."""
+    alone = _TAG.fullmatch(line.strip())
+    if alone is not None:
+        name, args = _name_args(alone)
+        if name in _CODE_TAGS:
+            return "```" + _first(args)
+        if name.lstrip("/").removeprefix("end") in _CODE_TAGS:
+            return "```"
+    parts: list[str] = []
+    at = 0
+    for span in _CODE_SPAN.finditer(line):
+        parts.append(_read_tags(line[at : span.start()]))
+        parts.append(span.group(0))
+        at = span.end()
+    parts.append(_read_tags(line[at:]))
+    return "".join(parts)
+
+
+def _read_tags(text: str) -> str:
+    """``text`` (no code span in it) with its tags replaced: a path tag by its path, any
+    other tag and the site's variables by nothing."""
+
+    def replace(match: re.Match[str]) -> str:
+        name, args = _name_args(match)
+        return _first(args) if name in _PATH_TAGS else ""
+
+    return _SITE_VARIABLE.sub("", _TAG.sub(replace, text))
+
+
+def _name_args(match: re.Match[str]) -> tuple[str, str]:
+    """The tag's name (lowercased; ``/name`` for a closing shortcode) and its arguments."""
+    for key in ("h", "p", "l"):
+        name = match.group(f"{key}name")
+        if name is not None:
+            return name.lower(), match.group(f"{key}args") or ""
+    return "", ""
+
+
+def _first(args: str) -> str:
+    """The first argument, unquoted ("yaml" of ``yaml "linenos=table"``); '' when none."""
+    found = _QUOTED.search(args.strip())
+    if found is None:
+        return ""
+    return found.group(1) if found.group(1) is not None else found.group(2)
+
+
+__all__ = ["has_site_tags", "strip_site_tags"]
