@@ -11,12 +11,13 @@ through ``ref`` points nowhere. Outside fenced code and inline code spans:
   or closes a fence (`````yaml`` ... `````);
 * ``ref`` / ``relref`` (Hugo) and ``link`` (Jekyll) become the path they name,
   so the link reads as a link to that page;
-* every other tag is removed and the text between an opening and a closing tag
-  kept (``{{% notice note %}}Be careful.{{% /notice %}}`` -> ``Be careful.``);
+* every other shortcode, and Jekyll's own Liquid tags (``include``, ``raw``,
+  ``comment``, ...), are removed and the text between an opening and a closing
+  tag kept (``{{% notice note %}}Be careful.{{% /notice %}}`` -> ``Be careful.``);
   Liquid's output of the site's variables (``{{ site.baseurl }}``) is removed.
 
-Go and Jinja templates that a page *shows* (``{{ .Values.image }}``, ``{{ name }}``
-in prose) are not site tags and stay. Line numbers are kept: a removed tag
+Go and Jinja templates that a page *shows* (``{{ .Values.image }}``, ``{{ name }}``,
+``{% if user %}`` in prose) are not site tags and stay. Line numbers are kept: a removed tag
 leaves its line, blank when nothing else was on it.
 
 Example:
@@ -48,6 +49,26 @@ _QUOTED = re.compile(r"""["']([^"']+)["']|(\S+)""")
 _CODE_TAGS = frozenset({"highlight", "code"})
 #: Tags that name a page by its path.
 _PATH_TAGS = frozenset({"ref", "relref", "link", "post_url"})
+#: Jekyll's own Liquid tags: ``{% if %}``, ``{% for %}``, ``{% set %}`` are Jinja's too (a
+#: page about templates shows them), so only these are read as the site's.
+_JEKYLL_TAGS = frozenset(
+    {
+        "include",
+        "include_relative",
+        "highlight",
+        "endhighlight",
+        "raw",
+        "endraw",
+        "link",
+        "post_url",
+        "comment",
+        "endcomment",
+        "capture",
+        "endcapture",
+        "assign",
+        "seo",
+    }
+)
 
 
 def has_site_tags(text: str) -> bool:
@@ -94,6 +115,8 @@ def _read_tags(text: str) -> str:
 
     def replace(match: re.Match[str]) -> str:
         name, args = _name_args(match)
+        if match.group("lname") is not None and name not in _JEKYLL_TAGS:
+            return match.group(0)  # a Jinja statement the page shows
         return _first(args) if name in _PATH_TAGS else ""
 
     return _SITE_VARIABLE.sub("", _TAG.sub(replace, text))
