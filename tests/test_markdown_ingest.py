@@ -417,3 +417,19 @@ def test_slugs_and_anchors() -> None:
     doc = parse_markdown("# A\n## B\n## B\n", "x.md")
     assert [s.anchor for s in doc.sections] == ["a", "b", "b_1"]
     assert [s.key for s in doc.sections] == ["a", "a/b", "a/b-2"]
+
+
+def test_mkdocs_content_tabs_are_their_label_and_content_not_indented_code() -> None:
+    text = (
+        '# Install\n\n=== "Linux"\n\n    Run the installer:\n\n    ```bash\n    sh get.sh\n'
+        '    ```\n\n=== "Windows"\n\n    Use the MSI package.\n\nAfter that, check it.\n'
+    )
+    blocks = [(b.kind, b.text) for b in parse_markdown(text, "a.md").sections[0].blocks]
+    assert blocks == [
+        ("prose", "**Linux**"),
+        ("prose", "Run the installer:"),
+        ("code", "```bash\nsh get.sh\n```"),
+        ("prose", "**Windows**"),
+        ("prose", "Use the MSI package."),
+        ("prose", "After that, check it."),
+    ]

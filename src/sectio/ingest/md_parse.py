@@ -14,8 +14,10 @@ a chunk shows exactly what the file says (links, code, tables). It records:
 * ordered lists (procedures) with their items.
 
 MkDocs conventions handled: ``{!file!}`` includes of non-Markdown files under
-the corpus root are expanded (a Markdown include is recorded, not copied), and
-``!!! note`` admonitions are read as quotes instead of indented code.
+the corpus root are expanded (a Markdown include is recorded, not copied),
+``!!! note`` admonitions are read as quotes instead of indented code, and
+Material's content tabs (``=== "Linux"``) as their label in bold followed by
+their content, not as indented code.
 
 Example:
     >>> doc = parse_markdown("# Title\\n\\nHello [x](b.md).\\n\\n```sh\\nls\\n```\\n", "a.md")
@@ -41,6 +43,8 @@ _MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 _INCLUDE = re.compile(r"^(\s*)\{!\s*(.+?)\s*!\}\s*$")
 _ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s*([\w-]+)(?:\s+\"([^\"]*)\")?\s*$")
+#: A content tab of MkDocs Material (``=== "Linux"``), its content indented under it.
+_TAB = re.compile(r'^(\s*)===\+?\s+"([^"]*)"\s*$')
 _ANCHOR_ATTR = re.compile(r"""<a\s[^>]*(?:name|id)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 _ATTR_LIST_ID = re.compile(r"\s*\{[^}]*#([\w-]+)[^}]*\}\s*$")
 
@@ -236,6 +240,20 @@ def _preprocess(
                     origin.append(i)
                 i += 1
                 continue
+        tab = _TAB.match(line)
+        if tab:  # its label, then its content one level out (not an indented code block)
+            indent, inner = tab.group(1), tab.group(1) + "    "
+            out.append(f"{indent}**{tab.group(2)}**")
+            origin.append(i)
+            i += 1
+            while i < len(lines) and (lines[i].startswith(inner) or not lines[i].strip()):
+                nxt = i + 1
+                if not lines[i].strip() and (nxt >= len(lines) or not lines[nxt].startswith(inner)):
+                    break
+                out.append(indent + lines[i][len(inner) :] if lines[i].strip() else "")
+                origin.append(i)
+                i += 1
+            continue
         adm = _ADMONITION.match(line)
         if adm:
             indent, kind, title = adm.group(1), adm.group(2), adm.group(3)
