@@ -218,3 +218,80 @@ def test_a_rst_section_whose_id_is_a_furniture_word_is_kept() -> None:
     md = rst_to_markdown(text).markdown
     assert "## Cookies" in md and "Send cookies with cookies=." in md
     assert "## Navigation" in md and "Use the arrows." in md
+
+
+ORG = """\
+#+TITLE: Zed user guide
+#+OPTIONS: toc:nil
+
+* Installation :setup:
+Install the =zed= package, see [[https://zed.example/dl][the downloads]].
+# a comment the reader must not take for a heading
+
+** Build from source
+#+BEGIN_SRC sh
+./configure
+# not a heading: a shell comment
+make
+#+END_SRC
+
+| Key | Action |
+|-----+--------|
+| C-c | Copy   |
+"""
+
+ADOC = """\
+= Zed Guide
+:toc: left
+:icons: font
+
+== Installation
+
+NOTE: Zed needs glibc 2.31.
+
+.Build steps
+[source,sh]
+----
+./configure
+make
+----
+
+// a comment
+* Download the tarball from https://zed.example/dl[the downloads page]
+** Check its signature
+See <<usage,the usage chapter>> and xref:faq.adoc[the FAQ].
+
+[[usage]]
+== Usage
+Run `zed`.
+"""
+
+
+@pytest.mark.parametrize(("name", "text"), [("guide.org.gz", ORG), ("guide.adoc", ADOC)])
+def test_org_and_asciidoc_read_as_sections_code_and_links(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    path = tmp_path / name
+    data = text.encode("utf-8")
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    records = [r.model_dump() for r in read_source(tmp_path, "markdown").records]
+    d0 = [r for r in records if r.get("layer", "D0") == "D0"]
+    titles = {r["doc_title"] for r in d0}
+    assert titles == ({"Zed user guide"} if name.startswith("guide.org") else {"Zed Guide"})
+    sections = [r["section_title"] for r in d0]
+    assert "Installation" in sections and "comment" not in " ".join(sections)
+    code = [r for r in d0 if r["block_type"] == "code"]
+    assert len(code) == 1 and "./configure" in code[0]["text"]  # a source block is code
+    prose = "\n".join(r["text"] for r in d0 if r["block_type"] == "prose")
+    assert "(https://zed.example/dl)" in prose  # links read as Markdown links
+    assert "#+" not in prose and ":toc:" not in prose  # directives dropped
+    first = next(r for r in d0 if r["section_title"] == "Installation")
+    assert first["source_refs"][0]["line"] > 1  # line numbers point into the file
+
+
+def test_a_folder_names_its_org_and_asciidoc_files(tmp_path: Path) -> None:
+    (tmp_path / "README.org").write_text(ORG, encoding="utf-8")
+    (tmp_path / "guide.adoc").write_text(ADOC, encoding="utf-8")
+    assert named_kind(tmp_path / "README.org") == "org"
+    assert named_kind(tmp_path / "guide.adoc") == "adoc"
+    assert detect_source(tmp_path).reason == "markdown: 1 Org file, 1 AsciiDoc file"

@@ -13,7 +13,8 @@ A **folder** is:
 * BEIR when it holds ``corpus.jsonl`` (or ``corpus.jsonl.gz``);
 * else every file below it (hidden folders, ``node_modules``, ``site`` and
   ``__pycache__`` not walked) is sorted into documents (``.md``, ``.markdown``,
-  ``.mdx``, ``.pdf``, ``.html``/``.htm``, ``.docx``, ``.txt``, ``.rst``, each
+  ``.mdx``, ``.pdf``, ``.html``/``.htm``, ``.docx``, ``.txt``, ``.rst``, ``.org``,
+  ``.adoc``, each
   text kind maybe ``.gz``; ``README``, ``copyright``, ``NEWS.Debian`` and the
   like as text), record files
   (``.json``, ``.jsonl``, ``.ndjson``, each maybe ``.gz``), refused documents
@@ -151,7 +152,7 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
     raise ContractError(
         f"{path}: cannot tell the format: it holds {what}; expected chunk records "
         "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX or "
-        "text (.txt, .rst, README); pass --format"
+        "text (.txt, .rst, .org, .adoc, README); pass --format"
     )
 
 
@@ -295,7 +296,8 @@ def _detect_folder(root: Path, fmt: str | None) -> Detection:
         return _markdown_detection(root, split, how)
     if not chunks and not other_json:
         raise ContractError(
-            f"{root}: no documents (.md, .mdx, .pdf, .html, .docx, .txt, .rst, README) "
+            f"{root}: no documents (.md, .mdx, .pdf, .html, .docx, .txt, .rst, .org, .adoc, "
+            "README) "
             "or record files (.json, .jsonl, .ndjson, maybe .gz) in this folder"
             + (_listed("it holds", split.ignored, root) if split.ignored else "; it is empty")
         )
@@ -329,7 +331,7 @@ def _markdown_detection(root: Path, split: _Split, how: str) -> Detection:
                 f"{root}: no document can be read" + _listed("refused", split.refused, root)
             )
         raise ContractError(
-            f"{root}: no .md files (nor .mdx, .pdf, .html, .docx, .txt, .rst, README)"
+            f"{root}: no .md files (nor .mdx, .pdf, .html, .docx, .txt, .rst, .org, .adoc, README)"
         )
     json_files = [*split.chunks, *split.other_json]
     note = f"; ignored {_count(len(json_files), 'JSON file')}: {_names(json_files, root)}"

@@ -371,7 +371,7 @@ def read_markdown(
 
 #: Kinds whose refused files a folder lists and reads past (a Markdown file that is
 #: not UTF-8 stops the load: it is the tree's own text).
-_LISTED = ("pdf", "docx", "html", "txt", "rst")
+_LISTED = ("pdf", "docx", "html", "txt", "rst", "org", "adoc")
 
 
 def _read_one(
@@ -439,7 +439,7 @@ def stamp_provenance(build: DocBuild, converted: Converted) -> None:
     and ``requires_visual_check`` when it holds a block the parser was not sure of.
     Line numbers of a converted document (PDF, HTML, DOCX, text) are dropped: they
     count lines of the conversion, not of the file."""
-    keep_lines = converted.kind in ("markdown", "mdx")
+    keep_lines = converted.kind in ("markdown", "mdx", "org", "adoc")  # line for line
     anchors = _real_anchors(build, converted)
     stamped: list[ChunkRecord] = []
     for record, span in zip(build.chunks, build.spans, strict=True):

@@ -29,7 +29,8 @@ from sectio.ingest.phases import phase_table
     type=click.Choice(FORMATS),
     help=(
         "Source format (default: told by content; a folder mixing formats needs it). "
-        "markdown: documents (.md, .mdx, .pdf, .html, .docx, .txt, .rst, README; maybe .gz)."
+        "markdown: documents (.md, .mdx, .pdf, .html, .docx, .txt, .rst, .org, .adoc, README; "
+        "maybe .gz)."
     ),
 )
 @click.option("--profile", help="Corpus profile: a shipped name or a TOML file.")

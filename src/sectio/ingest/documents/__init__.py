@@ -17,7 +17,9 @@ shortcodes and Liquid tags read (:mod:`~sectio.ingest.documents.sitetags`).
 
 PDF and DOCX need the ``documents`` extra (``pip install 'sectio[documents]'``:
 pdfplumber, pdfminer.six, pypdfium2, mammoth; MIT, Apache-2.0/BSD, BSD); HTML,
-MDX, reStructuredText (docutils) and text need nothing beyond the core install.
+MDX, reStructuredText (docutils), Org, AsciiDoc
+(:mod:`~sectio.ingest.documents.lightmarkup`) and text need nothing beyond the
+core install.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ SUFFIXES: dict[str, str] = {
     ".docx": "docx",
     ".txt": "txt",
     ".rst": "rst",
+    ".org": "org",
+    ".adoc": "adoc",
+    ".asciidoc": "adoc",
 }
 #: File names that are plain-text documents whatever follows the first dot
 #: (``README``, ``README.Debian``, ``NEWS.gz``, ``copyright``, ``changelog.Debian.gz``).
@@ -70,6 +75,8 @@ LABELS: dict[str, str] = {
     "docx": "DOCX file",
     "txt": "text file",
     "rst": "reStructuredText file",
+    "org": "Org file",
+    "adoc": "AsciiDoc file",
 }
 #: Largest PDF or DOCX read (text kinds are bounded by ``SECTIO_MAX_MARKDOWN_BYTES``).
 MAX_BINARY_BYTES = 512 * 2**20
@@ -221,6 +228,11 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
         from sectio.ingest.documents.rst import rst_to_markdown
 
         return rst_to_markdown(text)
+    if kind in ("org", "adoc"):
+        from sectio.ingest.documents.lightmarkup import asciidoc_to_markdown, org_to_markdown
+
+        read = org_to_markdown if kind == "org" else asciidoc_to_markdown
+        return Converted(read(text), kind)
     from sectio.ingest.documents.sitetags import has_site_tags, strip_site_tags
 
     if has_site_tags(text):  # a Hugo or Jekyll page: its tags read, not left as noise

@@ -1,0 +1,170 @@
+"""Org and AsciiDoc documents, read as Markdown line for line.
+
+Two plain-text markups that documentation comes in (``README.org``, Emacs and
+its packages; ``*.adoc``, Asciidoctor sites): their headings become Markdown
+headings (sections), their source and listing blocks fenced code, their links
+Markdown links, and their directives and comments blank lines. Every line of
+the file is one line of the result, so a chunk's line numbers point into the
+file. Only what changes structure is converted; the rest is kept as text
+(emphasis marks, tables, footnotes read as written).
+
+Org: ``#+TITLE:`` is the title (``*`` headings then start at ``##``), ``* H`` a
+heading (a TODO keyword and ``:tags:`` cut), a table's ``|---+---|`` rule a
+Markdown table's header line, ``#+BEGIN_SRC lang`` /
+``#+BEGIN_EXAMPLE`` code, ``[[url][text]]`` a link, ``=code=`` and ``~code~`` code
+spans; other ``#+`` lines, ``# `` comments and property drawers are dropped.
+
+AsciiDoc: ``= Title``, ``== Section``, ... headings; ``----`` listing and
+``....`` literal blocks code (``[source,lang]`` gives the language); ``====``,
+``****``, ``____`` block delimiters, attribute entries, block attributes,
+anchors, ``include::`` and ``//`` comments dropped; ``NOTE:`` (and the other
+admonitions) bold; ``.Title`` block titles bold; ``url[text]``, ``link:``,
+``xref:`` and ``<<id,text>>`` links; ``*`` and ``.`` list items Markdown items.
+
+Example:
+    >>> print(org_to_markdown("#+TITLE: Zed\\n* Usage :cli:\\nRun =zed=, see [[https://z.org][site]]."))
+    # Zed
+    ## Usage
+    Run `zed`, see [site](https://z.org).
+    >>> print(asciidoc_to_markdown("= Zed\\n:toc:\\n== Usage\\n[source,sh]\\n----\\nzed -v\\n----"))
+    # Zed
+    <BLANKLINE>
+    ## Usage
+    <BLANKLINE>
+    ```sh
+    zed -v
+    ```
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- Org ---------------------------------------------------------------------------------
+
+_ORG_TITLE = re.compile(r"^\s*#\+title:\s*(.*)$", re.IGNORECASE)
+_ORG_HEADING = re.compile(
+    r"^(\*+)\s+(?:(?:TODO|DONE|NEXT|WAITING)\s+)?(.*?)(?:\s+:[\w@#%:]+:)?\s*$"
+)
+_ORG_BEGIN = re.compile(r"^\s*#\+begin_(src|example)\b\s*(\S*)", re.IGNORECASE)
+_ORG_END = re.compile(r"^\s*#\+end_(src|example)\b", re.IGNORECASE)
+_ORG_DIRECTIVE = re.compile(r"^\s*#\+|^\s*#(\s|$)")
+_ORG_DRAWER = re.compile(r"^\s*:[A-Za-z]+:\s*$")
+_ORG_LINK = re.compile(r"\[\[([^\]]+)\]\[([^\]]+)\]\]")
+_ORG_BARE_LINK = re.compile(r"\[\[([^\]]+)\]\]")
+_ORG_RULE = re.compile(r"^\s*\|[-+]+\|?\s*$")
+_ORG_CODE = re.compile(r"(?<![\w=~])([=~])([^\s=~](?:[^=~]*?[^\s=~])?)\1(?![\w=~])")
+
+
+def org_to_markdown(text: str) -> str:
+    """``text`` (Org) as Markdown, line for line (see the module doc)."""
+    lines = text.split("\n")
+    titled = any(_ORG_TITLE.match(line) for line in lines)
+    out: list[str] = []
+    code = drawer = False
+    for line in lines:
+        if code:
+            code = not _ORG_END.match(line)
+            out.append(line if code else "```")
+            continue
+        if drawer:
+            drawer = line.strip().upper() != ":END:"
+            out.append("")
+            continue
+        out.append(_org_line(line, titled))
+        if _ORG_BEGIN.match(line):
+            code = True
+        elif _ORG_DRAWER.match(line) and line.strip().upper() != ":END:":
+            drawer = True
+    return "\n".join(out)
+
+
+def _org_line(line: str, titled: bool) -> str:
+    """One Org line outside code and drawers, as Markdown."""
+    if m := _ORG_TITLE.match(line):
+        return f"# {m.group(1).strip()}"
+    if m := _ORG_BEGIN.match(line):
+        return "```" + (m.group(2) if m.group(1).lower() == "src" else "")
+    if _ORG_DIRECTIVE.match(line) or _ORG_DRAWER.match(line):
+        return ""
+    if m := _ORG_HEADING.match(line):
+        level = min(len(m.group(1)) + titled, 6)
+        return "#" * level + " " + _org_inline(m.group(2))
+    if _ORG_RULE.match(line):  # a table's rule: Markdown's header line
+        return line.replace("+", "|")
+    return _org_inline(line)
+
+
+def _org_inline(text: str) -> str:
+    text = _ORG_LINK.sub(r"[\2](\1)", text)
+    text = _ORG_BARE_LINK.sub(r"<\1>", text)
+    return _ORG_CODE.sub(r"`\2`", text)
+
+
+# --- AsciiDoc ----------------------------------------------------------------------------
+
+_AD_HEADING = re.compile(r"^(={1,6})\s+(\S.*)$")
+_AD_LISTING = re.compile(r"^(-{4,}|\.{4,})\s*$")
+_AD_DELIMITER = re.compile(r"^(={4,}|\*{4,}|_{4,}|\+{4,})\s*$")
+_AD_COMMENT_BLOCK = re.compile(r"^/{4,}\s*$")
+_AD_DROPPED = re.compile(r"^(:[\w-]+!?:.*|//(?!/).*|include::.*\[.*\]|\[\[.*\]\]|\[.*\])\s*$")
+_AD_SOURCE = re.compile(r"^\[(?:source|listing)?,\s*([\w+#.-]+)", re.IGNORECASE)
+_AD_ADMONITION = re.compile(r"^(NOTE|TIP|IMPORTANT|WARNING|CAUTION):\s+")
+_AD_BLOCK_TITLE = re.compile(r"^\.([A-Za-z0-9].*)$")
+_AD_LIST = re.compile(r"^(\*+|\.+)\s+(\S.*)$")
+_AD_URL = re.compile(r"(?:link:)?((?:https?|ftp|mailto):[^\s\[]+|[^\s\[:]+\.\w+)\[([^\]]*)\]")
+_AD_XREF = re.compile(r"xref:([^\s\[]+)\[([^\]]*)\]")
+_AD_ANCHOR_REF = re.compile(r"<<([^,>]+)(?:,\s*([^>]+))?>>")
+
+
+def asciidoc_to_markdown(text: str) -> str:
+    """``text`` (AsciiDoc) as Markdown, line for line (see the module doc)."""
+    out: list[str] = []
+    fence: str | None = None  # the delimiter of the open listing block
+    comment = False
+    language = ""
+    for line in text.split("\n"):
+        if comment:
+            comment = not _AD_COMMENT_BLOCK.match(line)
+            out.append("")
+        elif fence is not None:
+            closed = line.strip() == fence
+            fence = None if closed else fence
+            out.append("```" if closed else line)
+        elif _AD_COMMENT_BLOCK.match(line):
+            comment = True
+            out.append("")
+        elif m := _AD_LISTING.match(line):
+            fence = m.group(1)
+            out.append("```" + language)
+            language = ""
+        else:
+            if m := _AD_SOURCE.match(line):
+                language = m.group(1)
+            out.append(_asciidoc_line(line))
+    return "\n".join(out)
+
+
+def _asciidoc_line(line: str) -> str:
+    """One AsciiDoc line outside listing blocks and comments, as Markdown."""
+    if m := _AD_HEADING.match(line):
+        return "#" * len(m.group(1)) + " " + _asciidoc_inline(m.group(2))
+    if _AD_DELIMITER.match(line) or _AD_DROPPED.match(line.strip()):
+        return ""
+    if m := _AD_ADMONITION.match(line):
+        return f"**{m.group(1).capitalize()}:** " + _asciidoc_inline(line[m.end() :])
+    if m := _AD_BLOCK_TITLE.match(line):
+        return f"**{_asciidoc_inline(m.group(1))}**"
+    if m := _AD_LIST.match(line):
+        depth, item = len(m.group(1)) - 1, _asciidoc_inline(m.group(2))
+        return "  " * depth + ("- " if m.group(1)[0] == "*" else "1. ") + item
+    return _asciidoc_inline(line)
+
+
+def _asciidoc_inline(text: str) -> str:
+    text = _AD_XREF.sub(lambda m: f"[{m.group(2) or m.group(1)}]({m.group(1)})", text)
+    text = _AD_URL.sub(lambda m: f"[{m.group(2) or m.group(1)}]({m.group(1)})", text)
+    return _AD_ANCHOR_REF.sub(lambda m: m.group(2) or m.group(1), text)
+
+
+__all__ = ["asciidoc_to_markdown", "org_to_markdown"]
