@@ -295,3 +295,10 @@ def test_a_folder_names_its_org_and_asciidoc_files(tmp_path: Path) -> None:
     assert named_kind(tmp_path / "README.org") == "org"
     assert named_kind(tmp_path / "guide.adoc") == "adoc"
     assert detect_source(tmp_path).reason == "markdown: 1 Org file, 1 AsciiDoc file"
+
+
+def test_an_ignored_compressed_file_is_named_by_what_it_compresses(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# Zed\n\nA tool.\n", encoding="utf-8")
+    (tmp_path / "manual.texi.gz").write_bytes(gzip.compress(b"@node Top\n"))
+    ignored = dict((p.name, why) for p, why in detect_source(tmp_path).ignored)
+    assert ignored == {"manual.texi.gz": "not a format sectio reads (.texi.gz)"}

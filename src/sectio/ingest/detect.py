@@ -173,6 +173,8 @@ def _ignored_why(path: Path) -> str:
     if path.name.startswith("."):
         return "a hidden file"
     suffix = path.suffix.lower()
+    if suffix == ".gz":  # what it compresses: "manual.texi.gz" is a .texi.gz
+        suffix = "".join(Path(path.name[:-3]).suffixes[-1:]).lower() + suffix
     for why, suffixes in NOT_DOCUMENTS.items():
         if suffix in suffixes:
             return why
