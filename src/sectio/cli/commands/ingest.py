@@ -20,6 +20,12 @@ from sectio.errors import ContractError
 from sectio.ingest.detect import FORMATS, detect_source
 from sectio.ingest.phases import phase_table
 
+_FORMAT_HELP = (
+    "Source format (default: told by content; a folder mixing formats needs it). "
+    "markdown: documents (.md, .mdx, .pdf, .html, .docx, .txt, .rst, .org, .adoc, README; "
+    "maybe .gz)."
+)
+
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
@@ -27,11 +33,7 @@ from sectio.ingest.phases import phase_table
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
-    help=(
-        "Source format (default: told by content; a folder mixing formats needs it). "
-        "markdown: documents (.md, .mdx, .pdf, .html, .docx, .txt, .rst, .org, .adoc, README; "
-        "maybe .gz)."
-    ),
+    help=_FORMAT_HELP,
 )
 @click.option("--profile", help="Corpus profile: a shipped name or a TOML file.")
 @click.option(
