@@ -228,6 +228,17 @@ def test_mdx_tree_strips_jsx_keeps_text(tmp_path: Path) -> None:
     assert strip_mdx("a\n<X/>\nb").count("\n") == 2  # line numbers kept
 
 
+def test_mdx_labelled_tags_keep_their_label() -> None:
+    """A tab's or an accordion's label says what its content is for: kept in bold."""
+    text = (
+        '<Tabs>\n<TabItem value="mac" label="macOS">\n\nUse Homebrew.\n\n</TabItem>\n'
+        "<Accordion title={'Pricing'}>Free.</Accordion>\n<Card title=\"\">x</Card>\n</Tabs>\n"
+    )
+    assert strip_mdx(text).split("\n") == [
+        "", "**macOS**", "", "Use Homebrew.", "", "", "Free.", "x", "", ""
+    ]
+
+
 def test_verify_source_with_the_page_end_to_end(sectio: Sectio, tmp_path: Path) -> None:
     folder = tmp_path / "labels"
     folder.mkdir()

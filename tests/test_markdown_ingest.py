@@ -433,3 +433,25 @@ def test_mkdocs_content_tabs_are_their_label_and_content_not_indented_code() -> 
         ("prose", "Use the MSI package."),
         ("prose", "After that, check it."),
     ]
+
+
+def test_container_directives_are_their_label_and_content() -> None:
+    """Docusaurus / Starlight / VitePress ``:::`` blocks: the kind and title in bold, the
+    content as prose, no ``:::`` left; inside fenced code they stay as written."""
+    text = (
+        "# Install\n\n:::tip Before you begin\n\nYou need a cluster.\n\n:::\n\n"
+        ":::note[Did you know?]\nIt runs offline.\n:::\n\n::: warning\nNot as root.\n:::\n\n"
+        "```md\n:::danger\nshown as written\n:::\n```\n"
+    )
+    doc = parse_markdown(text, "a.md")
+    blocks = [(b.kind, b.text) for b in doc.sections[0].blocks]
+    assert blocks == [
+        ("prose", "**Tip: Before you begin**"),
+        ("prose", "You need a cluster."),
+        ("prose", "**Note: Did you know?**"),
+        ("prose", "It runs offline."),
+        ("prose", "**Warning**"),
+        ("prose", "Not as root."),
+        ("code", "```md\n:::danger\nshown as written\n:::\n```"),
+    ]
+    assert doc.first_paragraph == "You need a cluster."  # a label alone is no summary

@@ -17,7 +17,10 @@ MkDocs conventions handled: ``{!file!}`` includes of non-Markdown files under
 the corpus root are expanded (a Markdown include is recorded, not copied),
 ``!!! note`` admonitions are read as quotes instead of indented code, and
 Material's content tabs (``=== "Linux"``) as their label in bold followed by
-their content, not as indented code.
+their content, not as indented code. Container directives of Docusaurus,
+Starlight and VitePress (``:::tip Before you begin`` ... ``:::``, ``:::note[Title]``,
+``::: warning``) are read as their kind and title in bold, then their content
+(the ``:::`` lines themselves never reach a chunk); not inside fenced code.
 
 Example:
     >>> doc = parse_markdown("# Title\\n\\nHello [x](b.md).\\n\\n```sh\\nls\\n```\\n", "a.md")
@@ -45,6 +48,13 @@ _INCLUDE = re.compile(r"^(\s*)\{!\s*(.+?)\s*!\}\s*$")
 _ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s*([\w-]+)(?:\s+\"([^\"]*)\")?\s*$")
 #: A content tab of MkDocs Material (``=== "Linux"``), its content indented under it.
 _TAB = re.compile(r'^(\s*)===\+?\s+"([^"]*)"\s*$')
+#: A container directive (Docusaurus and Starlight ``:::tip Title`` or ``:::note[Title]``,
+#: VitePress ``::: warning``) opening a block its bare ``:::`` line closes.
+_DIRECTIVE = re.compile(r"^(\s*):{3,}\s*([A-Za-z][\w-]*)\s*(?:\[([^\]]*)\]|\{[^}]*\})?\s*(.*?)\s*$")
+_DIRECTIVE_END = re.compile(r"^\s*:{3,}\s*$")
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+#: A paragraph that is a label in bold alone (a directive's or a tab's, as read here).
+_BOLD_LABEL = re.compile(r"\*\*[^*\n]+\*\*")
 _ANCHOR_ATTR = re.compile(r"""<a\s[^>]*(?:name|id)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 _ATTR_LIST_ID = re.compile(r"\s*\{[^}]*#([\w-]+)[^}]*\}\s*$")
 
@@ -106,13 +116,16 @@ class ParsedDoc:
 
     @property
     def first_paragraph(self) -> str:
-        """The first prose block of the document (plain-ish text), or ''."""
+        """The first prose block of the document (plain-ish text), or ''; a quote, an HTML
+        or table line, or a label alone in bold (a directive's, a tab's) only when no
+        other prose follows."""
         fallback = ""
         for section in self.sections:
             for block in section.blocks:
                 if block.kind != "prose":
                     continue
-                if not block.text.lstrip().startswith((">", "<", "|")):
+                text = block.text.strip()
+                if not text.startswith((">", "<", "|")) and not _BOLD_LABEL.fullmatch(text):
                     return block.text
                 fallback = fallback or block.text
         return fallback
@@ -223,8 +236,17 @@ def _preprocess(
     md_includes: list[str] = []
     lines = body.split("\n")
     i = 0
+    fenced = False
     while i < len(lines):
         line = lines[i]
+        if _FENCE_LINE.match(line):
+            fenced = not fenced
+        directive = None if fenced else _directive(line)
+        if directive is not None:  # its label as a paragraph of its own (or a blank line)
+            out.extend(directive)
+            origin.extend([i] * len(directive))
+            i += 1
+            continue
         inc = _INCLUDE.match(line)
         if inc:
             target = inc.group(2)
@@ -277,6 +299,21 @@ def _preprocess(
         origin.append(i)
         i += 1
     return out, origin, md_includes
+
+
+def _directive(line: str) -> list[str] | None:
+    """A container directive's line as Markdown: an opening line as its kind and title in
+    bold (``:::tip Before you begin`` -> ``**Tip: Before you begin**``), a closing ``:::``
+    as a blank line; None for any other line."""
+    if _DIRECTIVE_END.match(line):
+        return [""]
+    found = _DIRECTIVE.match(line)
+    if found is None:
+        return None
+    indent, kind = found.group(1), found.group(2)
+    title = (found.group(3) or found.group(4) or "").strip()
+    label = kind.capitalize() + (f": {title}" if title else "")
+    return [f"{indent}**{label}**", ""]
 
 
 # --- the parser -------------------------------------------------------------------------

@@ -3,7 +3,10 @@
 Outside fenced code: top-level ``import``/``export`` statements (an ``export``
 spanning lines up to its balanced braces) and ``{/* comments */}`` are removed;
 JSX tags (``<Note type="tip">``, ``</Note>``, ``<Chart />``: a capitalised or
-dotted name) are removed and the text between them kept. Removed lines stay as
+dotted name) are removed and the text between them kept, except that an opening
+tag alone on its line with a ``label`` or ``title`` (``<TabItem value="mac"
+label="macOS">``, ``<Accordion title="Pricing">``) leaves that label in bold:
+it says what the content under it is for. Removed lines stay as
 blank lines, so line numbers still point into the file. Front matter is read
 as in Markdown.
 
@@ -25,6 +28,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _STATEMENT = re.compile(r"^(import|export)\s")
 _COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _JSX = re.compile(r"</?[A-Z][\w.]*(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>|<>|</>")
+#: The ``label`` / ``title`` string of a tag (the first one written).
+_LABEL = re.compile(r"""\s(?:label|title)\s*=\s*(?:"([^"]*)"|'([^']*)'|\{\s*["']([^"']*)["']\s*\})""")
 
 
 def _balance(line: str) -> int:
@@ -36,6 +41,17 @@ def _balance(line: str) -> int:
         - line.count(")")
         - line.count("]")
     )
+
+
+def _jsx_line(line: str) -> str:
+    """``line`` without its JSX tags; a labelled opening tag alone on it is its label."""
+    tag = _JSX.fullmatch(line.strip())
+    if tag is not None and not tag.group(0).startswith(("</", "<>")):
+        found = _LABEL.search(tag.group(0))
+        label = next((g for g in found.groups() if g), "") if found else ""
+        if label.strip():
+            return line[: len(line) - len(line.lstrip())] + f"**{label.strip()}**"
+    return _JSX.sub("", line)
 
 
 def strip_mdx(text: str) -> str:
@@ -58,7 +74,7 @@ def strip_mdx(text: str) -> str:
             depth = max(_balance(line), 0)
             out.append("")
             continue
-        out.append(_JSX.sub("", line) if not line.startswith("    ") else line)
+        out.append(_jsx_line(line) if not line.startswith("    ") else line)
     return "\n".join(out)
 
 
