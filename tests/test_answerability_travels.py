@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -31,6 +32,11 @@ from sectio.retrieve.calibration import (
     tenant_digest,
 )
 from sectio.retrieve.pipeline import Pipeline
+from sectio.retrieve.stats import TermPairs, TermStats
+from sectio.retrieve.stored_stats import from_arrays, stats_digest, stats_file, to_arrays
+from sectio.retrieve.stored_stats import load as load_stats
+from sectio.retrieve.stored_stats import measure as measure_stats
+from sectio.retrieve.stored_stats import refresh as refresh_stats
 from sectio.retrieve.words import quantity_word
 from tests.helpers import write_jsonl
 from tests.helpers.api import label_rows
@@ -118,6 +124,66 @@ def test_a_second_tenant_is_stored_beside_the_first(sx: Sectio, tmp_path: Path) 
     sx.ingest(write_jsonl(tmp_path / "b.jsonl", label_rows("beta")), profile="en_drug_label")
     path = stored_file(sx.collection("default"))
     assert sorted(read_stored(path)) == ["beta", "default"]
+
+
+# --- term statistics stored with the collection ---------------------------------------
+def test_ingest_stores_the_term_statistics_the_view_reads(sx: Sectio) -> None:
+    coll = sx.collection("default")
+    path = stats_file(coll, "default")
+    assert path is not None and path.is_file() and path.parent.parent == stored_file(coll).parent
+    scope = sx._scope(coll, "default")
+    stored, measured = load_stats(scope), measure_stats(scope)
+    assert stored is not None and stored.chunks == measured.chunks > 0
+    assert dict(stored.df) == dict(measured.df) and stored.words == measured.words
+    assert stored.headings == measured.headings
+    assert list(stored.pairs.keys) == list(measured.pairs.keys) and len(stored.pairs) > 0
+    # the view reads the stored file: a word written into it is a word of the collection
+    arrays = to_arrays(
+        replace(stored, words=stored.words | {"zorbitrex"}), stats_digest(coll, "default")
+    )
+    np.savez(path, **arrays)
+    sx.release("default")
+    view = sx.router("default").resolver.view(sx._scope(sx.collection("default"), "default"))
+    assert "zorbitrex" in view.stats.words
+
+
+def test_term_statistics_arrays_round_trip_every_shape() -> None:
+    stats = TermStats(
+        5,
+        {7: 5, 2**40: 1},
+        frozenset({"đường", "sync", "x"}),
+        frozenset({("sync", "waves"), (), ("điều", "5")}),
+        TermPairs.of([[7, 9, 11]]),
+    )
+    back = from_arrays(to_arrays(stats, "d"), "d")
+    assert back is not None and (back.chunks, dict(back.df)) == (5, {7: 5, 2**40: 1})
+    assert (back.words, back.headings) == (stats.words, stats.headings)
+    assert list(back.pairs.keys) == list(stats.pairs.keys) and (9, 7) in back.pairs
+    empty = from_arrays(to_arrays(TermStats(0, {}), "d"), "d")
+    assert empty is not None and (empty.words, empty.headings, len(empty.pairs)) == (
+        frozenset(),
+        frozenset(),
+        0,
+    )
+
+
+def test_stale_or_broken_term_statistics_are_computed_again(sx: Sectio) -> None:
+    coll = sx.collection("default")
+    path = stats_file(coll, "default")
+    assert path is not None
+    stored = load_stats(sx._scope(coll, "default"))
+    assert stored is not None
+    np.savez(path, **to_arrays(replace(stored, words=stored.words | {"zorbitrex"}), "another"))
+    sx.release("default")
+    scope = sx._scope(sx.collection("default"), "default")
+    assert load_stats(scope) is None  # measured for another corpus
+    view = sx.router("default").resolver.view(scope)
+    assert "zorbitrex" not in view.stats.words and view.stats.words == stored.words
+    fresh = load_stats(scope)  # the query stored what it measured, for the next process
+    assert fresh is not None and fresh.words == stored.words
+    path.write_bytes(b"not a zip")
+    assert load_stats(scope) is None
+    assert refresh_stats(scope) and load_stats(scope) is not None  # stored again
 
 
 # --- every abstention explained --------------------------------------------------------

@@ -18,9 +18,9 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.contract.request import AskRequest
 from sectio.ingest.markdown import read_markdown
-from sectio.plan import DocsPlanRoute
+from sectio.plan import DocsPlanRoute, stored
 from sectio.plan.executor import SECTION
-from sectio.plan.sections import docs_vocabulary
+from sectio.plan.sections import docs_vocabulary, load_docs_vocabulary
 
 COLL = "brew"
 FILES = {
@@ -252,3 +252,34 @@ def test_the_products_name_in_a_heading_names_nothing() -> None:
     phrases = _phrases(h, False, frozenset({"argo", "cd"}), lambda w: len(w) > 2)
     assert "API Server" in phrases
     assert "Argo CD" not in phrases  # "Which page explains Argo CD?" names no goal
+
+
+# --- the vocabulary stored with the collection ------------------------------------------
+def test_ingest_stores_the_docs_vocabulary_the_next_process_reads(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with Sectio(Settings(home=home, embedder="fake", traces=False)) as sx:
+        sx.ingest(make_tree(tmp_path / "tree"), fmt="markdown", collection=COLL)
+        scope = sx.router(COLL).scope("default")
+        path = stored.vocabulary_file(scope)
+        assert path is not None and path.is_file()  # learned at ingest, not at a first query
+        held = stored.load(scope)
+        assert held is not None and held[1] == frozenset({"brewkit"})
+        path.unlink()
+        learned = load_docs_vocabulary(scope)  # learned from the page chunks again
+        assert learned is not None and learned.learned.sections == held[0]
+        assert stored.load(scope) == held  # ... and stored again, the same
+        data = json.loads(path.read_text())
+        row = next(r for r in data["sections"] if r[1] == "settings/available-settings/cache-dir")
+        row[4].insert(0, "hop stash folder")
+        path.write_text(json.dumps(data))
+    with Sectio(Settings(home=home, embedder="fake", traces=False)) as sx:
+        scope = sx.router(COLL).scope("default")
+        vocab = load_docs_vocabulary(scope)  # the stored file is what the process reads
+        found = vocab.match("What is the hop stash folder?") if vocab else None
+        assert found is not None and found.key == "settings/available-settings/cache-dir"
+        data["digest"] = "another corpus"
+        path.write_text(json.dumps(data))
+        assert stored.load(scope) is None  # measured on another corpus: learned again
+        vocab = load_docs_vocabulary(scope)
+        assert vocab is not None and vocab.match("What is the hop stash folder?") is None
+        assert stored.load(scope) is not None

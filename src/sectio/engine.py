@@ -260,6 +260,7 @@ class Sectio(DocumentsFacade):
                 *provenance_warnings(result.records),
                 *refresh_collection(self, collection),  # answerability calibration
             )
+            self._learn_docs(collection)
             return dataclasses.replace(report, warnings=warnings) if warnings else report
 
     def _read(
@@ -618,6 +619,22 @@ class Sectio(DocumentsFacade):
             base = FusionParams.from_settings(self.settings)
             self._fusion_calibration = FusionCalibration(base)
         return self._fusion_calibration
+
+    def _learn_docs(self, name: str) -> None:
+        """A docs collection's learned vocabulary, learned and stored with it now, not at
+        its first query (:func:`sectio.plan.sections.refresh_docs_vocabulary`; nothing for
+        the section router's collections)."""
+        from sectio.index.collection import open_collection
+        from sectio.plan.sections import refresh_docs_vocabulary
+
+        coll = open_collection(self.backend, name, self.embedder)
+        try:
+            if coll.profile.engine == "router":
+                return
+            for tenant in list(coll.manifest.tenants) or ["default"]:
+                refresh_docs_vocabulary(self._scope(coll, tenant))
+        finally:
+            coll.close()
 
     def _scope(self, coll: Collection, tenant: str) -> ReadScope:
         """A plain read scope of ``tenant`` in ``coll`` (search's calibration reads with it)."""

@@ -47,6 +47,7 @@ from typing import Any
 from sectio.contract.layers import Layer
 from sectio.index.collection import Collection as IndexCollection
 from sectio.index.filters import Eq, tenant_where
+from sectio.plan import stored
 from sectio.plan.catalog import STOPWORDS
 from sectio.plan.catalog import tokens as plan_tokens
 from sectio.retrieve.answerability.weigh import acronyms
@@ -236,9 +237,16 @@ def docs_vocabulary(
         sections.append(
             LearnedSection(doc_id, key, h.title, number, phrases, frozenset(context), h.path)
         )
-    is_salient = salient or content
+    return learned_docs(sections, products, salient or content)
+
+
+def learned_docs(
+    sections: Sequence[LearnedSection], products: frozenset[str], salient: Callable[[str], bool]
+) -> DocsVocabulary:
+    """The docs vocabulary of learned ``sections`` (read now or stored: :mod:`sectio.plan.stored`):
+    the section router's vocabulary with the docs' unit words, no shared keys."""
     learned = LearnedVocabulary(
-        sections, {}, lambda w: w not in STOPWORDS and is_salient(w), DOCS_UNIT_WORDS, 0
+        sections, {}, lambda w: w not in STOPWORDS and salient(w), DOCS_UNIT_WORDS, 0
     )
     return DocsVocabulary(learned, products)
 
@@ -246,31 +254,51 @@ def docs_vocabulary(
 def load_docs_vocabulary(scope: ReadScope) -> DocsVocabulary | None:
     """The scope's tenant's docs vocabulary (None: the profile's ``[learning]`` is off).
 
-    One tenant-filtered, guard-checked scroll of the page chunks (layer D0).
+    The stored one when it is current (:mod:`sectio.plan.stored`); else one
+    tenant-filtered, guard-checked scroll of the page chunks (layer D0), learned and
+    stored for the next process.
     """
     profile = scope.profile
     if not profile.learning.enabled:
         return None
+    lexical = scope.collection.lexical
+
+    def salient(common_terms: frozenset[int]) -> Callable[[str], bool]:
+        """A word says what is asked when one of its terms is not common in the pages."""
+        return lambda word: any(t not in common_terms for t in lexical.terms(word))
+
+    held = stored.load(scope)
+    if held is not None:
+        return learned_docs(held[0], held[1], salient(held[2]))
     where = tenant_where(scope.tenant, Eq("layer", Layer.D0_DOC_CHUNKS.value))
     points = scroll_all(
         scope.index, scope.tenant, where, guard=scope.guard, page=_SECTION_PAGE, route="docs_learn"
     )
     payloads = [p.payload for p in points]
-    lexical = scope.collection.lexical
     stats = TermStats.from_payloads(payloads, lexical, df_only=True)
     common = profile.learning.common_share * stats.chunks
-
-    def salient(word: str) -> bool:
-        return any(stats.df.get(t, 0) <= common for t in lexical.terms(word))
-
+    common_terms = frozenset(t for t, n in stats.df.items() if n > common)
     titles = {str(p.get("doc_id")): str(p.get("doc_title") or "") for p in payloads}
-    return docs_vocabulary(
+    vocab = docs_vocabulary(
         payloads,
         skip={s.key for s in profile.sections},
         content=lambda w: bool(lexical.terms(w)) and w not in STOPWORDS,
-        salient=salient,
+        salient=salient(common_terms),
         titles=titles,
     )
+    stored.store(scope, vocab.learned.sections, vocab.products, common_terms)
+    return vocab
+
+
+def refresh_docs_vocabulary(scope: ReadScope) -> bool:
+    """Learn and store the scope's tenant's docs vocabulary unless the stored one is
+    current (a write of a docs collection ends with it); whether one is stored now (never
+    for a profile that learns nothing or routes with the section router)."""
+    profile = scope.profile
+    if not profile.learning.enabled or profile.engine == "router":
+        return False
+    load_docs_vocabulary(scope)
+    return stored.load(scope) is not None
 
 
 def docs_summary(scope: ReadScope) -> dict[str, Any]:
@@ -374,6 +402,8 @@ __all__ = [
     "asked_heading",
     "docs_summary",
     "docs_vocabulary",
+    "learned_docs",
     "load_docs_vocabulary",
     "product_words",
+    "refresh_docs_vocabulary",
 ]

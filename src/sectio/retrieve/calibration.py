@@ -54,6 +54,7 @@ from sectio.embed.cache import CachedEmbedder
 from sectio.index.collection import Collection, open_collection
 from sectio.index.filters import Eq, Where, tenant_where
 from sectio.index.port import IndexBackend, StoredPoint
+from sectio.retrieve import stored_stats
 from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.language import (
     bank_languages,
@@ -255,13 +256,15 @@ def refresh(scope: ReadScope) -> TenantCalibration:
 
 
 def refresh_tenants(scopes: Iterable[ReadScope]) -> list[TenantCalibration]:
-    """:func:`refresh` each scope's tenant whose stored calibration is missing or stale;
+    """:func:`refresh` each scope's tenant whose stored calibration is missing or stale, and
+    store its term statistics where they are (:func:`sectio.retrieve.stored_stats.refresh`);
     every scope's current calibration, in order."""
     out: list[TenantCalibration] = []
     for scope in scopes:
         stored = read_stored(stored_file(scope.collection)).get(scope.tenant)
         if stored is None or stored.digest != tenant_digest(scope.collection, scope.tenant):
             stored = refresh(scope)
+        stored_stats.refresh(scope)
         out.append(stored)
     return out
 

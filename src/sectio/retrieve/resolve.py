@@ -29,6 +29,7 @@ from sectio.contract.diagnostics import (
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.request import AskRequest
 from sectio.index.lexical import LexicalEncoder
+from sectio.retrieve import stored_stats
 from sectio.retrieve.brands import BrandTable, ingredient_key
 from sectio.retrieve.domain import DomainPack, Reading
 from sectio.retrieve.learned import LearnedVocabulary
@@ -102,13 +103,17 @@ class Resolver:
         self._views: dict[str, CorpusView] = {}
 
     def view(self, scope: ReadScope) -> CorpusView:
-        """The tenant's view: one tenant-filtered, guard-checked scroll, then kept."""
+        """The tenant's view: one tenant-filtered, guard-checked scroll, then kept (its term
+        statistics the stored ones when current: :mod:`sectio.retrieve.stored_stats`)."""
         if scope.tenant not in self._views:
             points = scroll_all(
                 scope.index, scope.tenant, guard=self.guard, page=VIEW_PAGE, route="catalog"
             )
             payloads = [p.payload for p in points]
-            stats = TermStats.from_payloads(payloads, scope.collection.lexical)
+            stats = stored_stats.load(scope)
+            if stats is None:  # measured here, stored for the next process
+                stats = TermStats.from_payloads(payloads, scope.collection.lexical)
+                stored_stats.store(scope, stats)
             lexical = scope.collection.lexical
             catalog = DocCatalog.from_payloads(
                 payloads,

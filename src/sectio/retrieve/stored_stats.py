@@ -1,0 +1,178 @@
+"""A tenant's term statistics, measured at ingest and stored with the collection.
+
+What the answerability rules know of a collection's words (:class:`TermStats`:
+document frequencies, every word, the section headings, the pairs written side
+by side) is read from all of a tenant's points. Computed at the first query,
+that read cost every new process (a CLI ``ask``, a restarted server) seconds on
+a large docs tree. It is measured where a write of a tenant ends instead (with
+the answerability calibration: :func:`sectio.retrieve.calibration.refresh_tenants`)
+and stored beside the manifest, one file per tenant under ``term_stats/`` in
+the collection's version folder: NumPy arrays (``.npz``, read with
+``allow_pickle=False``), words and headings as UTF-8 lines.
+
+A stored file serves only the corpus it was measured on: its digest names the
+tenant's corpus sha256, the collection's BM25 settings and :data:`STATS_FORMAT`
+(raised when what :meth:`TermStats.from_payloads` computes changes); a stale,
+missing or unreadable file is ignored: the statistics are computed where a
+query first needs them and stored then (a collection written before, a
+restored snapshot, a tenant changed by per-document writes), or computed by
+every process where nothing can be stored (a backend without a folder, a
+read-only or full disk).
+
+Example:
+    >>> stats = TermStats(2, {3: 2}, frozenset({"sync"}), frozenset({("sync", "waves")}))
+    >>> back = from_arrays(to_arrays(stats, "d"), "d")
+    >>> back.chunks, dict(back.df), sorted(back.words), sorted(back.headings)
+    (2, {3: 2}, ['sync'], [('sync', 'waves')])
+    >>> from_arrays(to_arrays(stats, "d"), "another corpus") is None
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sectio.index.collection import Collection
+from sectio.retrieve.reads import scroll_all
+from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.stats import TermPairs, TermStats
+
+#: What the stored arrays mean; raise it when :meth:`TermStats.from_payloads` changes.
+STATS_FORMAT = 1
+#: The folder, in a collection's version folder, of the stored statistics.
+STATS_FOLDER = "term_stats"
+#: Points read per page when measuring.
+STATS_PAGE = 512
+log = logging.getLogger(__name__)
+
+
+def stats_digest(collection: Collection, tenant: str) -> str:
+    """What stored statistics of ``tenant`` are valid for: its corpus sha256 (the
+    collection's without per-tenant corpora), the BM25 settings and the format."""
+    manifest = collection.manifest
+    entry = manifest.tenants.get(tenant) or {}
+    corpus = str(entry.get("corpus_sha256") or manifest.corpus_sha256)
+    bm25 = hashlib.sha256(json.dumps(manifest.bm25, sort_keys=True).encode()).hexdigest()
+    return f"{corpus}:{bm25[:16]}:{STATS_FORMAT}"
+
+
+def tenant_file(collection: Collection, tenant: str, folder: str, suffix: str) -> Path | None:
+    """Where something measured of ``tenant`` is stored: ``folder`` in the collection's
+    version folder, a file named by a hash of the tenant (None: the backend keeps no
+    folder, as a Qdrant server's does not)."""
+    version = getattr(collection.index, "count_record", None)
+    if not isinstance(version, Path):
+        return None
+    name = hashlib.sha256(tenant.encode()).hexdigest()[:24]
+    return Path(version) / folder / f"{name}{suffix}"
+
+
+def stats_file(collection: Collection, tenant: str) -> Path | None:
+    """Where ``tenant``'s statistics are stored (None: the backend keeps no folder)."""
+    return tenant_file(collection, tenant, STATS_FOLDER, ".npz")
+
+
+def _lines(values: list[str]) -> np.ndarray:
+    return np.frombuffer("\n".join(values).encode(), dtype=np.uint8)
+
+
+def _read_lines(array: np.ndarray, count: int) -> list[str]:
+    return array.tobytes().decode().split("\n") if count else []
+
+
+def to_arrays(stats: TermStats, digest: str) -> dict[str, np.ndarray]:
+    """``stats`` as the arrays of its stored file (``meta``: the digest and counts)."""
+    words = sorted(stats.words)
+    headings = sorted(" ".join(h) for h in stats.headings)
+    meta = {"digest": digest, "chunks": stats.chunks, "words": len(words)}
+    meta["headings"] = len(headings)
+    return {
+        "meta": _lines([json.dumps(meta)]),
+        "df_terms": np.fromiter(stats.df.keys(), dtype=np.int64, count=len(stats.df)),
+        "df_counts": np.fromiter(stats.df.values(), dtype=np.int64, count=len(stats.df)),
+        "words": _lines(words),
+        "headings": _lines(headings),
+        "pairs": stats.pairs.keys,
+    }
+
+
+def from_arrays(arrays: dict[str, np.ndarray], digest: str) -> TermStats | None:
+    """The statistics the arrays hold (None: measured for another ``digest``)."""
+    meta = json.loads(arrays["meta"].tobytes().decode())
+    if meta.get("digest") != digest:
+        return None
+    df = dict(zip(arrays["df_terms"].tolist(), arrays["df_counts"].tolist(), strict=True))
+    words = frozenset(_read_lines(arrays["words"], int(meta["words"])))
+    lines = _read_lines(arrays["headings"], int(meta["headings"]))
+    headings = frozenset(tuple(h.split(" ")) if h else () for h in lines)
+    pairs = TermPairs(np.asarray(arrays["pairs"], dtype=np.int64))
+    return TermStats(int(meta["chunks"]), df, words, headings, pairs)
+
+
+def measure(scope: ReadScope) -> TermStats:
+    """``scope``'s tenant's statistics: one tenant-filtered, guard-checked read of its points."""
+    points = scroll_all(
+        scope.index, scope.tenant, guard=scope.guard, page=STATS_PAGE, route="catalog"
+    )
+    return TermStats.from_payloads([p.payload for p in points], scope.collection.lexical)
+
+
+def load(scope: ReadScope) -> TermStats | None:
+    """The stored statistics of ``scope``'s tenant when they are current, else None."""
+    path = stats_file(scope.collection, scope.tenant)
+    if path is None or not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        return from_arrays(arrays, stats_digest(scope.collection, scope.tenant))
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+        log.debug("term statistics %s unreadable: %s", path, exc)
+        return None
+
+
+def store(scope: ReadScope, stats: TermStats) -> bool:
+    """Store ``stats`` as ``scope``'s tenant's (a temporary file, then an atomic rename);
+    whether they were. An unwritable store (read-only, full) keeps nothing."""
+    path = stats_file(scope.collection, scope.tenant)
+    if path is None:
+        return False
+    arrays: dict[str, Any] = to_arrays(stats, stats_digest(scope.collection, scope.tenant))
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        np.savez(tmp, allow_pickle=False, **arrays)
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.debug("term statistics not stored at %s: %s", path, exc)
+        tmp.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def refresh(scope: ReadScope) -> bool:
+    """Measure and store ``scope``'s tenant's statistics unless the stored ones are current
+    (the hook every write of a tenant ends with); whether a current file is there now."""
+    return load(scope) is not None or store(scope, measure(scope))
+
+
+__all__ = [
+    "STATS_FORMAT",
+    "from_arrays",
+    "load",
+    "measure",
+    "refresh",
+    "stats_digest",
+    "stats_file",
+    "store",
+    "tenant_file",
+    "to_arrays",
+]
