@@ -34,6 +34,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,7 @@ def store(scope: ReadScope, stats: TermStats) -> bool:
     if path is None:
         return False
     arrays: dict[str, Any] = to_arrays(stats, stats_digest(scope.collection, scope.tenant))
-    tmp = path.with_name(path.stem + ".tmp.npz")
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}-{threading.get_ident()}.tmp.npz")
     try:
         path.parent.mkdir(exist_ok=True)
         np.savez(tmp, allow_pickle=False, **arrays)
