@@ -10,9 +10,9 @@ with learning on and off (``[learning] enabled``):
   vocabulary) from one scroll, median of ``--repeat`` builds;
 * ``resolve p50 / p95 ms``: the resolve step (document and section) of every
   question of the set (both splits), vocabulary already built;
-* for a docs tree (``poetry_docs``, ``requests_docs``, ``owasp_cheatsheets``, the docs
-  planner): the heading vocabulary's build and the planner's whole run per question (the
-  headings are matched in it);
+* for a docs tree (``poetry_docs``, ``requests_docs``, ``owasp_cheatsheets``,
+  ``jest_docs``, the docs planner): the heading vocabulary's build and the planner's whole
+  run per question (the headings are matched in it);
 * with ``--ingest``: each set's ingest, learning on and off, the embedding cache
   warm (under ``.sectio-bench/ingest-<set>``): nothing is learned at ingest, so
   the two should be the same.
@@ -46,7 +46,7 @@ from sectio.retrieve.resolve import Resolver  # noqa: E402
 from sectio.retrieve.routes.base import Turn  # noqa: E402
 
 #: Sets answered by the docs planner (a Markdown tree).
-DOCS_SETS = frozenset({"poetry_docs", "requests_docs", "owasp_cheatsheets"})
+DOCS_SETS = frozenset({"poetry_docs", "requests_docs", "owasp_cheatsheets", "jest_docs"})
 
 
 def measure(name: str, repeat: int) -> list[str]:

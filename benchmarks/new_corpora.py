@@ -10,6 +10,8 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
   documents, ``--format markdown``);
 * ``owasp_cheatsheets``: 32 OWASP Cheat Sheet Series cheat sheets (application
   security), a Markdown tree;
+* ``jest_docs``: 37 pages of the Jest documentation (JavaScript testing), a Docusaurus
+  Markdown tree (admonitions, MDX);
 * ``vi_law``: 14 Vietnamese laws as chunk JSONL, articles ``Điều 5.``
   (ALQAC 2023 questions plus ours).
 
@@ -35,7 +37,7 @@ one:
 Usage::
 
     .venv/bin/python benchmarks/new_corpora.py
-        [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets]
+        [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets,jest_docs]
         [--splits dev,holdout] [--profile NAME|FILE] [--reingest]
         [--per-query DIR] [--show-misses]
 
@@ -67,9 +69,17 @@ from _common import BENCH, jsonl  # noqa: E402
 from sectio import Sectio, Settings  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
-SETS = ("quic_rfc", "oss_licenses", "poetry_docs", "vi_law", "requests_docs", "owasp_cheatsheets")
+SETS = (
+    "quic_rfc",
+    "oss_licenses",
+    "poetry_docs",
+    "vi_law",
+    "requests_docs",
+    "owasp_cheatsheets",
+    "jest_docs",
+)
 #: Sets that are a docs tree (ingested as documents, the ``docs`` profile by default).
-DOCS_TREES = ("poetry_docs", "requests_docs", "owasp_cheatsheets")
+DOCS_TREES = ("poetry_docs", "requests_docs", "owasp_cheatsheets", "jest_docs")
 NAMED = ("named_number", "named_title")
 
 

@@ -1,5 +1,5 @@
 """The new-corpus question sets (``benchmarks/data/``: quic_rfc, oss_licenses, poetry_docs,
-vi_law, requests_docs, owasp_cheatsheets) hold together.
+vi_law, requests_docs, owasp_cheatsheets, jest_docs) hold together.
 
 Question files only: the corpora are third-party texts built from their
 sources by each set's ``build.py`` (into ``.sectio-bench/corpora/``, not
@@ -21,7 +21,15 @@ from typing import Any
 import pytest
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
-SETS = ["quic_rfc", "oss_licenses", "poetry_docs", "vi_law", "requests_docs", "owasp_cheatsheets"]
+SETS = [
+    "quic_rfc",
+    "oss_licenses",
+    "poetry_docs",
+    "vi_law",
+    "requests_docs",
+    "owasp_cheatsheets",
+    "jest_docs",
+]
 
 
 def _split_rule() -> Any:
