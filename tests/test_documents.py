@@ -20,7 +20,7 @@ from sectio import Sectio
 from sectio.cli import cli
 from sectio.errors import ContractError
 from sectio.ingest.detect import detect_source
-from sectio.ingest.documents.mdx import strip_mdx
+from sectio.ingest.documents.mdx import has_esm, strip_mdx
 from sectio.ingest.embedding import long_record_warning, plan_dense, unread_text
 from sectio.ingest.markdown import carry_provenance, read_markdown
 from sectio.ingest.readers import read_source
@@ -228,6 +228,23 @@ def test_mdx_tree_strips_jsx_keeps_text(tmp_path: Path) -> None:
     assert strip_mdx("a\n<X/>\nb").count("\n") == 2  # line numbers kept
 
 
+def test_markdown_that_imports_as_mdx_is_read_as_mdx(tmp_path: Path) -> None:
+    """Docusaurus reads every .md page as MDX: its imports and components are no prose."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "api.md").write_text(
+        "---\ntitle: API\n---\n\nimport TOCInline from '@theme/TOCInline';\n\n"
+        "<TOCInline toc={toc.slice(1)} />\n\n## Methods\n\nCall `run()`.\n\n"
+        "```js\nimport x from 'y';\n```\n"
+    )
+    (docs / "plain.md").write_text("# Plain\n\nWrite <Kbd>Ctrl</Kbd> here.\n")
+    text = "\n".join(r.text for r in _d0(read_source(docs).records))
+    assert "TOCInline" not in text and "Call `run()`." in text
+    assert "import x from 'y';" in text  # code is code
+    assert "<Kbd>Ctrl</Kbd>" in text  # a page that imports nothing is Markdown, as written
+    assert has_esm("import Tabs from '@theme/Tabs';\n") and not has_esm("```\nimport a\n```")
+
+
 def test_mdx_labelled_tags_keep_their_label() -> None:
     """A tab's or an accordion's label says what its content is for: kept in bold."""
     text = (
@@ -235,7 +252,16 @@ def test_mdx_labelled_tags_keep_their_label() -> None:
         "<Accordion title={'Pricing'}>Free.</Accordion>\n<Card title=\"\">x</Card>\n</Tabs>\n"
     )
     assert strip_mdx(text).split("\n") == [
-        "", "**macOS**", "", "Use Homebrew.", "", "", "Free.", "x", "", ""
+        "",
+        "**macOS**",
+        "",
+        "Use Homebrew.",
+        "",
+        "",
+        "Free.",
+        "x",
+        "",
+        "",
     ]
 
 

@@ -455,3 +455,18 @@ def test_container_directives_are_their_label_and_content() -> None:
         ("code", "```md\n:::danger\nshown as written\n:::\n```"),
     ]
     assert doc.first_paragraph == "You need a cluster."  # a label alone is no summary
+
+
+def test_details_blocks_are_their_summary_and_content() -> None:
+    text = (
+        "# FAQ\n\n<details>\n<summary>Why a <b>cache</b>?</summary>\n\n"
+        "It is slow.\n\n</details>\n\n"
+        "<details open><summary>Second</summary>\n\nMore.\n</details>\n"
+    )
+    blocks = [(b.kind, b.text) for b in parse_markdown(text, "a.md").sections[0].blocks]
+    assert blocks == [
+        ("prose", "**Why a cache?**"),
+        ("prose", "It is slow."),
+        ("prose", "**Second**"),
+        ("prose", "More."),
+    ]

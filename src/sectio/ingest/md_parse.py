@@ -20,7 +20,8 @@ Material's content tabs (``=== "Linux"``) as their label in bold followed by
 their content, not as indented code. Container directives of Docusaurus,
 Starlight and VitePress (``:::tip Before you begin`` ... ``:::``, ``:::note[Title]``,
 ``::: warning``) are read as their kind and title in bold, then their content
-(the ``:::`` lines themselves never reach a chunk); not inside fenced code.
+(the ``:::`` lines themselves never reach a chunk), and HTML ``<details>`` blocks
+as their ``<summary>`` in bold and their content; not inside fenced code.
 
 Example:
     >>> doc = parse_markdown("# Title\\n\\nHello [x](b.md).\\n\\n```sh\\nls\\n```\\n", "a.md")
@@ -52,6 +53,11 @@ _TAB = re.compile(r'^(\s*)===\+?\s+"([^"]*)"\s*$')
 #: VitePress ``::: warning``) opening a block its bare ``:::`` line closes.
 _DIRECTIVE = re.compile(r"^(\s*):{3,}\s*([A-Za-z][\w-]*)\s*(?:\[([^\]]*)\]|\{[^}]*\})?\s*(.*?)\s*$")
 _DIRECTIVE_END = re.compile(r"^\s*:{3,}\s*$")
+#: A disclosure widget's lines (``<details>``, ``<summary>Why?</summary>``, ``</details>``).
+_DETAILS = re.compile(r"^\s*</?details(?:\s[^>]*)?>\s*$", re.IGNORECASE)
+_SUMMARY = re.compile(
+    r"^(\s*)(?:<details(?:\s[^>]*)?>\s*)?<summary(?:\s[^>]*)?>(.*?)</summary>\s*$", re.IGNORECASE
+)
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 #: A paragraph that is a label in bold alone (a directive's or a tab's, as read here).
 _BOLD_LABEL = re.compile(r"\*\*[^*\n]+\*\*")
@@ -304,9 +310,14 @@ def _preprocess(
 def _directive(line: str) -> list[str] | None:
     """A container directive's line as Markdown: an opening line as its kind and title in
     bold (``:::tip Before you begin`` -> ``**Tip: Before you begin**``), a closing ``:::``
-    as a blank line; None for any other line."""
-    if _DIRECTIVE_END.match(line):
+    as a blank line; an HTML disclosure widget's alike (``<summary>Why?</summary>`` ->
+    ``**Why?**``, ``<details>`` lines blank); None for any other line."""
+    if _DIRECTIVE_END.match(line) or _DETAILS.match(line):
         return [""]
+    summary = _SUMMARY.match(line)
+    if summary is not None:  # a <details> block's title, as a directive's
+        title = re.sub(r"<[^>]+>", "", summary.group(2)).strip()
+        return [f"{summary.group(1)}**{title}**", ""] if title else [""]
     found = _DIRECTIVE.match(line)
     if found is None:
         return None

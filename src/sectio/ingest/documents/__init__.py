@@ -237,10 +237,10 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
 
     if has_site_tags(text):  # a Hugo or Jekyll page: its tags read, not left as noise
         text = strip_site_tags(text)
-    if kind == "mdx":
-        from sectio.ingest.documents.mdx import strip_mdx
+    from sectio.ingest.documents.mdx import has_esm, strip_mdx
 
-        return Converted(strip_mdx(text), "mdx")
+    if kind == "mdx" or has_esm(text):  # Markdown a site reads as MDX (Docusaurus, Nextra)
+        return Converted(strip_mdx(text), "mdx" if kind == "mdx" else "markdown")
     return Converted(text, "markdown")
 
 

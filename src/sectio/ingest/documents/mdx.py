@@ -8,7 +8,9 @@ tag alone on its line with a ``label`` or ``title`` (``<TabItem value="mac"
 label="macOS">``, ``<Accordion title="Pricing">``) leaves that label in bold:
 it says what the content under it is for. Removed lines stay as
 blank lines, so line numbers still point into the file. Front matter is read
-as in Markdown.
+as in Markdown. A ``.md`` file is read the same way when it imports as MDX does
+(:func:`has_esm`: ``import X from '@theme/X'`` on a line of its own outside
+code), as Docusaurus and Nextra read every ``.md`` page.
 
 Example:
     >>> print(strip_mdx("import X from 'x'\\n\\n# Hi\\n\\n<Note>Be careful.</Note>\\n"))
@@ -26,10 +28,14 @@ import re
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _STATEMENT = re.compile(r"^(import|export)\s")
+#: An ES module import on a line of its own (``import Tabs from '@theme/Tabs';``).
+_ESM_IMPORT = re.compile(r"""^import\s+(?:[\w*{}\s,]+\s+from\s+)?["'][^"']+["'];?\s*$""")
 _COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _JSX = re.compile(r"</?[A-Z][\w.]*(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>|<>|</>")
 #: The ``label`` / ``title`` string of a tag (the first one written).
-_LABEL = re.compile(r"""\s(?:label|title)\s*=\s*(?:"([^"]*)"|'([^']*)'|\{\s*["']([^"']*)["']\s*\})""")
+_LABEL = re.compile(
+    r"""\s(?:label|title)\s*=\s*(?:"([^"]*)"|'([^']*)'|\{\s*["']([^"']*)["']\s*\})"""
+)
 
 
 def _balance(line: str) -> int:
@@ -41,6 +47,17 @@ def _balance(line: str) -> int:
         - line.count(")")
         - line.count("]")
     )
+
+
+def has_esm(text: str) -> bool:
+    """Whether Markdown ``text`` imports a module as MDX does, on a line outside fenced code."""
+    fenced = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _ESM_IMPORT.match(line):
+            return True
+    return False
 
 
 def _jsx_line(line: str) -> str:
@@ -78,4 +95,4 @@ def strip_mdx(text: str) -> str:
     return "\n".join(out)
 
 
-__all__ = ["strip_mdx"]
+__all__ = ["has_esm", "strip_mdx"]
