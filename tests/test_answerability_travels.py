@@ -33,7 +33,14 @@ from sectio.retrieve.calibration import (
 )
 from sectio.retrieve.pipeline import Pipeline
 from sectio.retrieve.stats import TermPairs, TermStats
-from sectio.retrieve.stored_stats import from_arrays, stats_digest, stats_file, to_arrays
+from sectio.retrieve.stored_stats import (
+    STATS_CODE,
+    code_fingerprint,
+    from_arrays,
+    stats_digest,
+    stats_file,
+    to_arrays,
+)
 from sectio.retrieve.stored_stats import load as load_stats
 from sectio.retrieve.stored_stats import measure as measure_stats
 from sectio.retrieve.stored_stats import refresh as refresh_stats
@@ -179,6 +186,9 @@ def test_stale_or_broken_term_statistics_are_computed_again(sx: Sectio) -> None:
     assert load_stats(scope) is None  # measured for another corpus
     view = sx.router("default").resolver.view(scope)
     assert "zorbitrex" not in view.stats.words and view.stats.words == stored.words
+    # the digest names the code that measured: another reading of words measures again
+    assert stats_digest(scope.collection, "default").endswith(code_fingerprint(STATS_CODE))
+    assert code_fingerprint(STATS_CODE) != code_fingerprint(STATS_CODE[:1])
     fresh = load_stats(scope)  # the query stored what it measured, for the next process
     assert fresh is not None and fresh.words == stored.words
     path.write_bytes(b"not a zip")

@@ -11,8 +11,8 @@ in more than the profile's ``[learning] common_share`` of them).
 
 A file serves only what it was measured on: its digest names the tenant's
 corpus and BM25 settings (:func:`~sectio.retrieve.stored_stats.stats_digest`),
-the sections the profile lists itself, its ``common_share`` and
-:data:`VOCAB_FORMAT` (raised when what is learned changes); anything else is
+the sections the profile lists itself, its ``common_share``, :data:`VOCAB_FORMAT`
+and the source of the modules that learn it (:data:`VOCAB_CODE`); anything else is
 ignored and the vocabulary learned again (and stored, where the store can be
 written).
 
@@ -40,12 +40,21 @@ from sectio._files import write_json_atomic
 from sectio.retrieve.learned.numbers import Number
 from sectio.retrieve.learned.vocabulary import LearnedSection
 from sectio.retrieve.scope import ReadScope
-from sectio.retrieve.stored_stats import stats_digest, tenant_file
+from sectio.retrieve.stored_stats import code_fingerprint, stats_digest, tenant_file
 
 #: What a stored vocabulary means; raise it when what :func:`docs_vocabulary` learns changes.
 VOCAB_FORMAT = 1
 #: The folder, in a collection's version folder, of the stored vocabularies.
 VOCAB_FOLDER = "docs_vocabulary"
+#: The modules whose code decides what is learned (:func:`code_fingerprint`).
+VOCAB_CODE = (
+    "sectio.plan.sections",
+    "sectio.plan.catalog",
+    "sectio.retrieve.learned.vocabulary",
+    "sectio.retrieve.learned.numbers",
+    "sectio.retrieve.answerability.weigh",
+    "sectio.retrieve.words",
+)
 log = logging.getLogger(__name__)
 
 #: What a stored vocabulary holds: its sections, the product's words, the common terms.
@@ -60,7 +69,8 @@ def vocabulary_digest(scope: ReadScope) -> str:
         "common_share": profile.learning.common_share,
     }
     learned = hashlib.sha256(json.dumps(learning, sort_keys=True).encode()).hexdigest()
-    return f"{stats_digest(scope.collection, scope.tenant)}:{learned[:16]}:{VOCAB_FORMAT}"
+    code = code_fingerprint(VOCAB_CODE)
+    return f"{stats_digest(scope.collection, scope.tenant)}:{learned[:16]}:{VOCAB_FORMAT}:{code}"
 
 
 def vocabulary_file(scope: ReadScope) -> Path | None:

@@ -10,9 +10,11 @@ and stored beside the manifest, one file per tenant under ``term_stats/`` in
 the collection's version folder: NumPy arrays (``.npz``, read with
 ``allow_pickle=False``), words and headings as UTF-8 lines.
 
-A stored file serves only the corpus it was measured on: its digest names the
-tenant's corpus sha256, the collection's BM25 settings and :data:`STATS_FORMAT`
-(raised when what :meth:`TermStats.from_payloads` computes changes); a stale,
+A stored file serves only the corpus it was measured on, as the code of the
+day measured it: its digest names the tenant's corpus sha256, the collection's
+BM25 settings, :data:`STATS_FORMAT` and a hash of the source of the modules
+that compute the statistics (:func:`code_fingerprint`: an upgrade that changes
+how words are read measures again); a stale,
 missing or unreadable file is ignored: the statistics are computed where a
 query first needs them and stored then (a collection written before, a
 restored snapshot, a tenant changed by per-document writes), or computed by
@@ -30,7 +32,9 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -55,14 +59,31 @@ STATS_PAGE = 512
 log = logging.getLogger(__name__)
 
 
+#: The modules whose code decides what :meth:`TermStats.from_payloads` computes.
+STATS_CODE = ("sectio.retrieve.stats", "sectio.retrieve.text", "sectio.index.lexical")
+
+
+@functools.lru_cache(maxsize=8)
+def code_fingerprint(modules: tuple[str, ...]) -> str:
+    """A hash of the source of ``modules`` (their module name where no source is shipped):
+    what was measured by other code is measured again, with no format number to forget."""
+    h = hashlib.sha256()
+    for name in modules:
+        origin = importlib.util.find_spec(name)
+        path = Path(origin.origin) if origin is not None and origin.origin else None
+        h.update(path.read_bytes() if path is not None and path.suffix == ".py" else name.encode())
+    return h.hexdigest()[:16]
+
+
 def stats_digest(collection: Collection, tenant: str) -> str:
     """What stored statistics of ``tenant`` are valid for: its corpus sha256 (the
-    collection's without per-tenant corpora), the BM25 settings and the format."""
+    collection's without per-tenant corpora), the BM25 settings, the format and the code
+    that computes them (:func:`code_fingerprint`)."""
     manifest = collection.manifest
     entry = manifest.tenants.get(tenant) or {}
     corpus = str(entry.get("corpus_sha256") or manifest.corpus_sha256)
     bm25 = hashlib.sha256(json.dumps(manifest.bm25, sort_keys=True).encode()).hexdigest()
-    return f"{corpus}:{bm25[:16]}:{STATS_FORMAT}"
+    return f"{corpus}:{bm25[:16]}:{STATS_FORMAT}:{code_fingerprint(STATS_CODE)}"
 
 
 def tenant_file(collection: Collection, tenant: str, folder: str, suffix: str) -> Path | None:
@@ -167,6 +188,7 @@ def refresh(scope: ReadScope) -> bool:
 
 __all__ = [
     "STATS_FORMAT",
+    "code_fingerprint",
     "from_arrays",
     "load",
     "measure",
