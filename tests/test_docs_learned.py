@@ -283,3 +283,36 @@ def test_ingest_stores_the_docs_vocabulary_the_next_process_reads(tmp_path: Path
         vocab = load_docs_vocabulary(scope)
         assert vocab is not None and vocab.match("What is the hop stash folder?") is None
         assert stored.load(scope) is not None
+
+
+def _api_vocabulary(tmp_path: Path):  # type: ignore[no-untyped-def]
+    page = tmp_path / "tree" / "docs" / "expect.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "# Expect\n\nAssertions on values.\n\n## Matchers\n\nEvery matcher.\n\n"
+        "### .toBe(value)\n\nCompares with Object.is.\n\n"
+        "### .toEqual(value)\n\nCompares recursively.\n\n"
+        "### .toHaveBeenCalledWith(arg1, arg2, ...)\n\nChecks the arguments of a call.\n\n"
+        "### beforeAll(fn, timeout)\n\nRuns once before the tests.\n",
+        encoding="utf-8",
+    )
+    return docs_vocabulary([r.model_dump() for r in read_markdown(tmp_path / "tree")])
+
+
+@pytest.mark.parametrize(
+    ("question", "key"),
+    [
+        ("What does toHaveBeenCalledWith do?", "tohavebeencalledwith-arg1-arg2"),
+        ("What does .toHaveBeenCalledWith() do?", "tohavebeencalledwith-arg1-arg2"),
+        ("What is beforeAll?", "beforeall-fn-timeout"),
+        ("what does `tobe` do?", "tobe-value"),
+        ("What does tohavebeencalledwith do?", None),  # not written as code: a word
+        ("How do I compare a value?", None),  # a call's argument names no section
+        ("toBe or toEqual for arrays?", None),  # two of them, and a word more
+    ],
+)
+def test_a_heading_that_is_a_call_is_named_by_its_name_written_as_code(
+    tmp_path: Path, question: str, key: str | None
+) -> None:
+    found = _api_vocabulary(tmp_path).match(question)
+    assert (found.key.rsplit("/", 1)[-1] if found else None) == key

@@ -67,6 +67,8 @@ SHARED_MIN_DOCS = 3
 #: How the learned vocabulary chose a section (``details.section_resolution.via``).
 Via = Literal["learned_number", "learned_title"]
 _SPLIT = re.compile(r"\s+[-–—]\s+|[:;()\[\]\"“”‘’«»]|(?<!\w)'|'(?!\w)")
+#: A call's arguments in a title: brackets right after a name (``toBe(value)``).
+_ARGUMENTS = re.compile(r"(?<=\w)\(([^()]*)\)")
 #: Unit words a one-word title must stand next to ("the Pacing section").
 UNIT_WORDS = frozenset(w for k in KIND_WORDS for w in k.split()) | {"chapter", "heading"}
 _UNIT_WORDS = UNIT_WORDS
@@ -125,16 +127,22 @@ class _Index:
         self.folded[phrase.folded[0]].append(phrase)
 
     def hits(
-        self, words: Tokens, *, folded: bool, units: Collection[str] = _UNIT_WORDS
+        self,
+        words: Tokens,
+        *,
+        folded: bool,
+        units: Collection[str] = _UNIT_WORDS,
+        identifiers: Collection[str] = (),
     ) -> list[tuple[_Phrase, int]]:
-        """Every phrase occurrence in ``words`` (a one-word title only beside a unit word)."""
+        """Every phrase occurrence in ``words`` (a one-word title only beside a unit word,
+        or written as an identifier: ``identifiers``)."""
         table = self.folded if folded else self.exact
         out = []
         for i, word in enumerate(words):
             for p in table.get(word, ()):
                 needle = p.folded if folded else p.exact
                 if words[i : i + len(needle)] == needle and (
-                    p.doc_id is None or _stands(needle, words, i, units)
+                    p.doc_id is None or _stands(needle, words, i, units, identifiers)
                 ):
                     out.append((p, i))
         return out
@@ -174,9 +182,37 @@ def _examples_end(words: Tokens, end: int) -> int:
     return end
 
 
-def _stands(needle: Tokens, words: Tokens, at: int, units: Collection[str] = _UNIT_WORDS) -> bool:
-    """A one-word phrase counts only beside a unit word ("the Pacing section")."""
-    return len(needle) > 1 or _cue(words, at, at + 1, units)
+def _stands(
+    needle: Tokens,
+    words: Tokens,
+    at: int,
+    units: Collection[str] = _UNIT_WORDS,
+    identifiers: Collection[str] = (),
+) -> bool:
+    """A one-word phrase counts only beside a unit word ("the Pacing section") or written
+    as an identifier ("What does toHaveBeenCalledWith check?": :func:`identifier_words`)."""
+    return len(needle) > 1 or _cue(words, at, at + 1, units) or needle[0] in identifiers
+
+
+#: A word written as code: inner capitals (``toHaveBeenCalledWith``, ``beforeAll``), or
+#: called (``spyOn()``), or in backticks.
+_IDENTIFIER = re.compile(r"`([^`\s]+)`|\b([a-z]+[A-Z]\w*|[A-Za-z_]\w*(?=\(\)))")
+
+
+def identifier_words(question: str) -> frozenset[str]:
+    """The question's one-token words written as identifiers (see :data:`_IDENTIFIER`),
+    normalized: a one-word heading such a word names stands on its own.
+
+    Example:
+        >>> sorted(identifier_words("Is toBe like `isEqual`, or spyOn() or Sync?"))
+        ['isequal', 'spyon', 'tobe']
+    """
+    out = set()
+    for m in _IDENTIFIER.finditer(question):
+        words = tokens(m.group(1) or m.group(2))
+        if len(words) == 1:
+            out.add(words[0])
+    return frozenset(out)
 
 
 def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
@@ -190,12 +226,21 @@ def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
 
 def title_phrases(rest: str, content: Callable[[str], bool]) -> tuple[str, ...]:
     """A title (its number cut) and its parts between dashes, colons, brackets and quotes,
-    each with a meaningful word (``content``); longest first, each once."""
+    each with a meaningful word (``content``); longest first, each once. A call's
+    arguments are not a part: "value" of ``.toBe(value)`` names no section.
+
+    Example:
+        >>> title_phrases(".toBeCloseTo(number, numDigits?)", lambda w: True)
+        ('toBeCloseTo(number, numDigits?)', 'toBeCloseTo')
+        >>> title_phrases("Article 17 (Right to erasure)", lambda w: True)
+        ('Article 17 (Right to erasure)', 'Right to erasure', 'Article 17')
+    """
     parts = [rest.strip(" .")] + [p.strip(" .,") for p in _SPLIT.split(rest)]
+    arguments = {tokens(a) for a in _ARGUMENTS.findall(rest)}
     seen: dict[tuple[str, ...], str] = {}
     for part in parts:
         words = tokens(part)
-        if words and any(content(w) for w in words) and words not in seen:
+        if words and any(content(w) for w in words) and words not in seen.keys() | arguments:
             seen[words] = part
     return tuple(sorted(seen.values(), key=lambda p: -len(" ".join(tokens(p)))))
 
@@ -318,11 +363,14 @@ class LearnedVocabulary:
         """The longest title phrase in ``question`` that names one section (see the module doc)."""
         spans = sorted(set(spans))
         allowed = set(docs)
+        identifiers = identifier_words(question)
         for folded in (False, True):
             words = substitute_names(folded_tokens(question) if folded else tokens(question), spans)
             hits = [
                 p
-                for p, at in self._index.hits(words, folded=folded, units=self.units)
+                for p, at in self._index.hits(
+                    words, folded=folded, units=self.units, identifiers=identifiers
+                )
                 if self._usable(p, allowed)
                 and (
                     p.doc_id is None
