@@ -40,6 +40,8 @@ Run::
     git archive 4b510f3 src | tar -x -C /tmp/before                     # main before issue 20
     .venv/bin/python benchmarks/startup.py --docs $DOCS --src /tmp/before/src
     .venv/bin/python benchmarks/startup.py --home H [--src DIR]  # table 1's start-up rows on H
+    .venv/bin/python benchmarks/startup.py --docs .sectio-bench/corpora/owasp_cheatsheets/tree \
+        --docs-profile docs --docs-question "What is peppering in password storage?" [--src DIR]
 
 ``--home H`` times only ``python -c pass``, ``--version``, ``--help`` and ``info`` on an
 existing home (e.g. one SciFact collection: ``sectio ingest corpus.jsonl --format beir``).
@@ -117,7 +119,11 @@ def cli_table(env: dict[str, str], runs: int, docs: bool, queries: bool = True) 
         ]
     if queries and docs:
         commands.append(
-            ("sectio ask (docs planner)", [exe, "ask", DOCS_QUESTION, "-c", "docs"], "")
+            (
+                "sectio ask (docs planner)",
+                [exe, "ask", env.get("STARTUP_DOCS_QUESTION", DOCS_QUESTION), "-c", "docs"],
+                "",
+            )
         )
     for _, cmd, _ in commands:  # untimed: fills the bytecode cache, migrates the trace store
         _run_once(cmd, env)
@@ -163,6 +169,8 @@ def phase_query(home: str, call: str) -> dict[str, Any]:
     sx = Sectio(Settings(home=Path(home)), write_traces=True)  # as the CLI
     imported = (time.perf_counter() - started) * 1000
     what, collection, question = CALLS[call]
+    if collection == "docs":
+        question = os.environ.get("STARTUP_DOCS_QUESTION", question)
     run = sx.ask if what == "ask" else sx.search
     times = []
     for _ in range(warm + 1):
@@ -227,7 +235,7 @@ def _feed(model: Any) -> dict[str, Any]:
     return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
 
 
-def build_home(home: Path, docs: Path | None) -> None:
+def build_home(home: Path, docs: Path | None, docs_profile: str = "docs_argocd") -> None:
     """The demo collection (and a docs one) under ``home``, once; the store migrated; one
     question asked of each (the first ask of a home embeds the answerability
     calibration's fixed questions into its cache, once for its life)."""
@@ -240,7 +248,7 @@ def build_home(home: Path, docs: Path | None) -> None:
             sx.ingest(demo_corpus_path(), profile=DEMO_PROFILE, collection="demo")
         if docs is not None and not sx.has_collection("docs"):
             print(f"ingesting {docs} (once; minutes) ...", file=sys.stderr)
-            sx.ingest(docs, profile="docs_argocd", collection="docs")
+            sx.ingest(docs, profile=docs_profile, collection="docs")
         sx.ops.migrate()
         for collection in ("demo", "docs") if docs is not None else ("demo",):
             sx.ask("which setting is documented here", collection=collection)
@@ -270,6 +278,8 @@ def main() -> None:
     )
     ap.add_argument("--docs", type=Path, default=None, help="a Markdown folder: add docs rows")
     ap.add_argument("--src", type=Path, default=None, help="time another checkout's src")
+    ap.add_argument("--docs-profile", default="docs_argocd", help="the docs folder's profile")
+    ap.add_argument("--docs-question", default=DOCS_QUESTION, help="the docs rows' question")
     ap.add_argument(
         "--home",
         type=Path,
@@ -283,10 +293,11 @@ def main() -> None:
         start_up_only(work, args.home.resolve(), args.src, args.runs)
         return
     home = work / "home"
-    build_home(home, args.docs)
+    build_home(home, args.docs, args.docs_profile)
     load_before = os.getloadavg()[0]
     script = Path(__file__).resolve()
     env = {**_env(work, home, args.src), "STARTUP_WARM": str(args.warm)}
+    env["STARTUP_DOCS_QUESTION"] = args.docs_question
     calls = [c for c in CALLS if args.docs or CALLS[c][1] != "docs"]
     query = {c: run_phase(script, "query", str(home), c, env=env) for c in calls}
     onnx = None if args.src else run_phase(script, "onnx", str(work), env=env)

@@ -21,6 +21,8 @@ from sectio.ingest.markdown import read_markdown
 from sectio.plan import DocsPlanRoute, stored
 from sectio.plan.executor import SECTION
 from sectio.plan.sections import docs_vocabulary, load_docs_vocabulary
+from sectio.retrieve.answerability.rules.planner import names_heading
+from sectio.retrieve.stats import heading_forms
 
 COLL = "brew"
 FILES = {
@@ -316,3 +318,16 @@ def test_a_heading_that_is_a_call_is_named_by_its_name_written_as_code(
 ) -> None:
     found = _api_vocabulary(tmp_path).match(question)
     assert (found.key.rsplit("/", 1)[-1] if found else None) == key
+
+
+def test_a_call_heading_named_as_code_is_a_named_heading() -> None:
+    """Answerability: a question that writes a call heading's name as code names it."""
+    headings = frozenset(
+        h for t in (".toBe(value)", "beforeAll(fn, timeout)") for h in heading_forms(t)
+    )
+    assert names_heading("toBe or toEqual: which one?", ("tobe", "or", "toequal"), headings)
+    assert names_heading(
+        "When does beforeAll() run?", ("when", "does", "beforeall", "run"), headings
+    )
+    assert not names_heading("to be or not", ("to", "be", "or", "not"), headings)
+    assert not names_heading("what does tobe do", ("what", "does", "tobe", "do"), headings)

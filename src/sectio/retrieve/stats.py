@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -133,7 +134,7 @@ class TermStats:
                 runs.append(got[1])  # a run each: a title does not run into its text
             df.update(terms)
             if p.get("section_title") and not df_only:
-                headings.add(tokens(plain_words(str(p["section_title"]))))
+                headings.update(heading_forms(str(p["section_title"])))
         return cls(n, dict(df), frozenset(words), frozenset(headings), TermPairs.of(runs))
 
     @property
@@ -164,6 +165,25 @@ class Term:
     def unknown_name(self) -> bool:
         """A name-like word the collection never contains."""
         return self.df == 0 and self.name_like
+
+
+#: A heading that is a call: its name, then its arguments (``.toBe(value)``, ``jest.fn()``).
+_CALL = re.compile(r"^\W*([A-Za-z_$][\w.$]*)\(")
+
+
+def heading_forms(title: str) -> list[Tokens]:
+    """A section title's words as a question names it: the title, and a call's name
+    alone (``toBe`` for ``.toBe(value)``: people write the name, not the arguments).
+
+    Example:
+        >>> heading_forms(".toBe(value)"), heading_forms("Sync waves")
+        ([('tobe', 'value'), ('tobe',)], [('sync', 'waves')])
+    """
+    forms = [tokens(plain_words(title))]
+    call = _CALL.match(title.strip())
+    if call is not None and tokens(call.group(1)) not in forms:
+        forms.append(tokens(call.group(1)))
+    return forms
 
 
 def _term_run(

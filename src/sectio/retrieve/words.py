@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from sectio.retrieve.text import tokens
+
 _POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
 _CONTRACTION = re.compile(r"\b\w+['\u2019](?:t|ve|ll|re|d|m)\b", re.IGNORECASE)
 #: Contractions written without their apostrophe ("Ive", "dont"): informal spelling.
@@ -57,6 +59,28 @@ def identifier_words(question: str) -> frozenset[str]:
         for part in re.split(r"[._-]", match.lower())
         if len(part) >= 2
     )
+
+
+#: A word written as code: inner capitals (``toHaveBeenCalledWith``, ``beforeAll``), or
+#: called (``spyOn()``), or in backticks.
+_CODE_WORD = re.compile(r"`([^`\s]+)`|\b([a-z]+[A-Z]\w*|[A-Za-z_]\w*(?=\(\)))")
+
+
+def code_words(question: str) -> frozenset[str]:
+    """The question's one-token words written as code (see :data:`_CODE_WORD`), normalized:
+    a one-word heading such a word names stands on its own (a call's name: ``toBe`` of
+    ``.toBe(value)``).
+
+    Example:
+        >>> sorted(code_words("Is toBe like `isEqual`, or spyOn() or Sync?"))
+        ['isequal', 'spyon', 'tobe']
+    """
+    out = set()
+    for m in _CODE_WORD.finditer(question):
+        words = tokens(m.group(1) or m.group(2))
+        if len(words) == 1:
+            out.add(words[0])
+    return frozenset(out)
 
 
 def capitalised_words(question: str) -> list[str]:

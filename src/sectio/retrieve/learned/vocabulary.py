@@ -60,7 +60,7 @@ from sectio.retrieve.learned.numbers import (
 )
 from sectio.retrieve.resolve_section import substitute_names
 from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
-from sectio.retrieve.words import finder_words
+from sectio.retrieve.words import code_words, finder_words
 
 #: A shared key is one at least this many documents have (and half of them).
 SHARED_MIN_DOCS = 3
@@ -190,29 +190,8 @@ def _stands(
     identifiers: Collection[str] = (),
 ) -> bool:
     """A one-word phrase counts only beside a unit word ("the Pacing section") or written
-    as an identifier ("What does toHaveBeenCalledWith check?": :func:`identifier_words`)."""
+    as code ("What does toHaveBeenCalledWith check?": :func:`~sectio.retrieve.words.code_words`)."""
     return len(needle) > 1 or _cue(words, at, at + 1, units) or needle[0] in identifiers
-
-
-#: A word written as code: inner capitals (``toHaveBeenCalledWith``, ``beforeAll``), or
-#: called (``spyOn()``), or in backticks.
-_IDENTIFIER = re.compile(r"`([^`\s]+)`|\b([a-z]+[A-Z]\w*|[A-Za-z_]\w*(?=\(\)))")
-
-
-def identifier_words(question: str) -> frozenset[str]:
-    """The question's one-token words written as identifiers (see :data:`_IDENTIFIER`),
-    normalized: a one-word heading such a word names stands on its own.
-
-    Example:
-        >>> sorted(identifier_words("Is toBe like `isEqual`, or spyOn() or Sync?"))
-        ['isequal', 'spyon', 'tobe']
-    """
-    out = set()
-    for m in _IDENTIFIER.finditer(question):
-        words = tokens(m.group(1) or m.group(2))
-        if len(words) == 1:
-            out.add(words[0])
-    return frozenset(out)
 
 
 def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
@@ -363,13 +342,13 @@ class LearnedVocabulary:
         """The longest title phrase in ``question`` that names one section (see the module doc)."""
         spans = sorted(set(spans))
         allowed = set(docs)
-        identifiers = identifier_words(question)
+        code = code_words(question)
         for folded in (False, True):
             words = substitute_names(folded_tokens(question) if folded else tokens(question), spans)
             hits = [
                 p
                 for p, at in self._index.hits(
-                    words, folded=folded, units=self.units, identifiers=identifiers
+                    words, folded=folded, units=self.units, identifiers=code
                 )
                 if self._usable(p, allowed)
                 and (

@@ -52,7 +52,7 @@ from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, WEAK_EV
 from sectio.retrieve.answerability.weigh import CATALOG_STRONG_MARGIN
 from sectio.retrieve.stats import Term, evidence_terms
 from sectio.retrieve.text import tokens
-from sectio.retrieve.words import acronym_words, capitalised_words, plain_words
+from sectio.retrieve.words import acronym_words, capitalised_words, code_words, plain_words
 
 #: The plan step of a row found by its exact path (``sectio.plan.executor``).
 EXACT_SEED = "exact_seed"
@@ -156,8 +156,10 @@ def names_heading(
 ) -> bool:
     """Whether ``words`` (the question's) hold, in a row, a heading of :data:`HEADING_WORDS`
     words or more, or one of two written joined as the question writes a setting
-    ("How does the installer.max-workers setting work?", "keyring.enabled setting").
-    "Flux release cadence and supported versions" does not name "Supported versions".
+    ("How does the installer.max-workers setting work?", "keyring.enabled setting"), or
+    one word written as code (:func:`~sectio.retrieve.words.code_words`: a call's name,
+    "toBe" of ``.toBe(value)``). "Flux release cadence and supported versions" does not
+    name "Supported versions".
 
     Example:
         >>> hs = frozenset({("installer", "max", "workers"), ("supported", "versions"),
@@ -170,6 +172,8 @@ def names_heading(
         >>> names_heading("flux supported versions", ("flux", "supported", "versions"), hs)
         False
     """
+    if any((w,) in headings for w in code_words(question)):
+        return True  # a heading's name written as code ("What does toHaveBeenCalledWith do?")
     n = len(words)
     folded = question.casefold()
     for h in headings:
