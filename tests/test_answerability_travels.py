@@ -457,3 +457,19 @@ def test_term_stats_count_each_record_once_and_read_shared_titles_once() -> None
     assert stats.df[frob] == 3 and stats.df[caret] == 2
     assert {"frob", "guide", "tilde", "ranges"} <= stats.words
     assert TermStats.from_payloads(payloads, lexical, df_only=True).df == want
+
+
+def test_an_unwritable_stats_folder_costs_a_recount_never_an_answer(sx: Sectio) -> None:
+    coll = sx.collection("default")
+    path = stats_file(coll, "default")
+    assert path is not None
+    for f in path.parent.iterdir():
+        f.unlink()
+    path.parent.rmdir()
+    path.parent.write_text("")  # a file where the folder should be: nothing can be stored
+    sx.release("default")
+    scope = sx._scope(sx.collection("default"), "default")
+    assert load_stats(scope) is None and not refresh_stats(scope)
+    result = sx.ask("what is the dose of zorbitrex")
+    assert result.decision in ("ANSWERABLE", "ABSTAIN")  # answered or abstained, not an error
+    assert sx.router("default").resolver.view(scope).stats.chunks > 0

@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -175,7 +176,8 @@ def store(scope: ReadScope, stats: TermStats) -> bool:
         os.replace(tmp, path)
     except OSError as exc:
         log.debug("term statistics not stored at %s: %s", path, exc)
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
         return False
     return True
 
