@@ -263,7 +263,7 @@ def test_info_shows_the_thresholds_per_tenant(sx: Sectio, monkeypatch: pytest.Mo
     assert out.exit_code == 0, out.output
     summary = json.loads(out.output)["collections"][0]["answerability"]
     tenant = summary["tenants"]["default"]
-    assert tenant["source"] == "stored"
+    assert tenant["source"] == "stored" and tenant["term_statistics"] == "stored"
     assert tenant["margin_floor"] == round(tenant["dense_floor"] + 0.0, 4)  # en_drug_label
     assert tenant["strong_floor"] > tenant["dense_floor"]
     assert summary["settings"]["subject"] == "document"
@@ -271,6 +271,7 @@ def test_info_shows_the_thresholds_per_tenant(sx: Sectio, monkeypatch: pytest.Mo
     assert human.exit_code == 0, human.output
     assert "answerability: min coverage 0.5" in human.output
     assert f"default: dense floor {tenant['dense_floor']:.4f}" in human.output
+    assert "term statistics stored" in human.output
 
 
 def test_the_playground_explains_an_abstention() -> None:

@@ -481,18 +481,23 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
 
     ``{"settings": {...}, "tenants": {tenant: {"source", "languages", "banks",
     "model_mismatch", "dense_floor", "margin_scale", "margin_floor", "strong_floor",
-    "catalog_floor"}}}`` (the margins scaled to the model's units:
+    "catalog_floor", "term_statistics"}}}`` (the margins scaled to the model's units:
     :mod:`~sectio.retrieve.answerability.margins`);
     floors None where there is nothing to read, ``model_mismatch`` None unless an
-    English-only model embeds a tenant in another language.
+    English-only model embeds a tenant in another language; ``term_statistics`` whether the
+    tenant's term statistics are stored (:func:`~sectio.retrieve.stored_stats.stored_state`).
     """
     cfg = collection.profile.answerability
     stored = read_stored(stored_file(collection))
     tenants: dict[str, Any] = {}
     for tenant in list(collection.manifest.tenants) or [DEFAULT_TENANT]:
         cal = stored.get(tenant)
+        words = stored_stats.stored_state(collection, tenant)
         if cal is None or cal.digest != tenant_digest(collection, tenant):
-            tenants[tenant] = {"source": "not stored: measured at its first query"}
+            tenants[tenant] = {
+                "source": "not stored: measured at its first query",
+                "term_statistics": words,
+            }
             continue
         floor = (
             cfg.dense_floor
@@ -508,6 +513,7 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
             "dense_floor": floor,
             **_margin_floors(floor, cfg.planner_margin),
             "catalog_floor": None if pct is None else cal.floor(pct, catalog=True),
+            "term_statistics": words,
         }
     from sectio.retrieve.answerability.weigh import STRONG_MARGIN
 

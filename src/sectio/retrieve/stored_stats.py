@@ -148,6 +148,21 @@ def measure(scope: ReadScope) -> TermStats:
     return TermStats.from_payloads([p.payload for p in points], scope.collection.lexical)
 
 
+def stored_state(collection: Collection, tenant: str) -> str:
+    """What ``sectio info`` says of ``tenant``'s statistics: ``stored`` when a current file is
+    there, else when they are counted (only the file's digest is read)."""
+    path = stats_file(collection, tenant)
+    try:
+        if path is not None and path.is_file():
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(data["meta"].tobytes().decode())
+            if meta.get("digest") == stats_digest(collection, tenant):
+                return "stored"
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+        pass
+    return "not stored: counted at its first query"
+
+
 def load(scope: ReadScope) -> TermStats | None:
     """The stored statistics of ``scope``'s tenant when they are current, else None."""
     path = stats_file(scope.collection, scope.tenant)
@@ -198,6 +213,7 @@ __all__ = [
     "stats_digest",
     "stats_file",
     "store",
+    "stored_state",
     "tenant_file",
     "to_arrays",
 ]

@@ -64,8 +64,9 @@ def _threshold_lines(summary: dict[str, Any] | None) -> None:
         f"margin {cfg['planner_margin']}, strong margin {cfg['strong_margin']}"
     )
     for tenant, t in summary["tenants"].items():
+        words = f"; term statistics {t['term_statistics']}" if t.get("term_statistics") else ""
         if "dense_floor" not in t:
-            click.echo(f"    {tenant}: {t['source']}")
+            click.echo(f"    {tenant}: {t['source']}{words}")
             continue
         floors = ", ".join(
             f"{name} {t[key]:.4f}"
@@ -80,7 +81,7 @@ def _threshold_lines(summary: dict[str, Any] | None) -> None:
         langs = f"; language {'+'.join(t['languages'])}, bank {'+'.join(t['banks'])}"
         if t.get("margin_scale") is not None and t["margin_scale"] < 1:
             langs += f"; margins x{t['margin_scale']:.3f}, the model's units"
-        click.echo(f"    {tenant}: {floors} ({t['source']}{langs})")
+        click.echo(f"    {tenant}: {floors} ({t['source']}{langs}{words})")
         if t.get("model_mismatch"):
             click.echo(f"    warning: {t['model_mismatch']}")
 
