@@ -245,6 +245,27 @@ def test_markdown_that_imports_as_mdx_is_read_as_mdx(tmp_path: Path) -> None:
     assert has_esm("import Tabs from '@theme/Tabs';\n") and not has_esm("```\nimport a\n```")
 
 
+def test_mdx_tags_over_several_lines_and_in_code_spans() -> None:
+    """A component whose attributes take several lines (braces, template strings, blank
+    lines inside them) is one tag; a tag written inside inline code is text."""
+    text = (
+        "## `<Aside>` Props\n\nUse the `<Aside>` component.\n\n<LinkCard\n"
+        '\ttitle="Customizing"\n\tdescription="Make the site your own."\n'
+        "\tstyle={{ fontStyle: 'italic' }}\n/>\n\n<Code\n\tcode={`## Hi\n\nthere`}\n/>\n"
+        "<Icons labels={{ copied: 'Copied!' }} /> after\n<Note>Be careful.</Note>\n"
+    )
+    out = strip_mdx(text)
+    assert out.count("\n") == text.count("\n")  # line numbers kept
+    lines = [line for line in out.split("\n") if line.strip()]
+    assert lines == [
+        "## `<Aside>` Props",
+        "Use the `<Aside>` component.",
+        "**Customizing** Make the site your own.",
+        "after",
+        "Be careful.",
+    ]
+
+
 def test_mdx_labelled_tags_keep_their_label() -> None:
     """A tab's or an accordion's label says what its content is for: kept in bold."""
     text = (
