@@ -42,7 +42,8 @@ from sectio.retrieve.learned.vocabulary import LearnedSection
 from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.stored_stats import code_fingerprint, stats_digest, tenant_file
 
-#: What a stored vocabulary means; raise it when what :func:`docs_vocabulary` learns changes.
+#: The stored layout; raise it when :func:`to_json` changes (a change of what is learned is
+#: caught by :func:`~sectio.retrieve.stored_stats.code_fingerprint`).
 VOCAB_FORMAT = 1
 #: The folder, in a collection's version folder, of the stored vocabularies.
 VOCAB_FOLDER = "docs_vocabulary"

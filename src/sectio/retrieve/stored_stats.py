@@ -51,17 +51,23 @@ from sectio.retrieve.reads import scroll_all
 from sectio.retrieve.scope import ReadScope
 from sectio.retrieve.stats import TermPairs, TermStats
 
-#: What the stored arrays mean; raise it when :meth:`TermStats.from_payloads` changes.
+#: The stored arrays' layout; raise it when :func:`to_arrays` changes (a change of what
+#: :meth:`TermStats.from_payloads` counts is caught by :func:`code_fingerprint`).
 STATS_FORMAT = 1
 #: The folder, in a collection's version folder, of the stored statistics.
 STATS_FOLDER = "term_stats"
 #: Points read per page when measuring.
 STATS_PAGE = 512
-log = logging.getLogger(__name__)
-
-
 #: The modules whose code decides what :meth:`TermStats.from_payloads` computes.
-STATS_CODE = ("sectio.retrieve.stats", "sectio.retrieve.text", "sectio.index.lexical")
+STATS_CODE = (
+    "sectio.retrieve.stats",
+    "sectio.retrieve.text",
+    "sectio.retrieve.words",
+    "sectio.index.lexical",
+)
+#: What reading a stored file may raise (a truncated or foreign file is no statistics).
+_UNREADABLE = (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile)
+log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=8)
@@ -158,7 +164,7 @@ def stored_state(collection: Collection, tenant: str) -> str:
                 meta = json.loads(data["meta"].tobytes().decode())
             if meta.get("digest") == stats_digest(collection, tenant):
                 return "stored"
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+    except _UNREADABLE:
         pass
     return "not stored: counted at its first query"
 
@@ -172,7 +178,7 @@ def load(scope: ReadScope) -> TermStats | None:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         return from_arrays(arrays, stats_digest(scope.collection, scope.tenant))
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+    except _UNREADABLE as exc:
         log.debug("term statistics %s unreadable: %s", path, exc)
         return None
 
