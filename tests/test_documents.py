@@ -205,6 +205,29 @@ def test_docx_headings_tables_and_provenance(tmp_path: Path) -> None:
     assert tables[1].requires_visual_check  # merged cells
 
 
+def test_copies_in_other_languages_are_read_and_named(sectio: Sectio, tmp_path: Path) -> None:
+    """A site's translations are all read (the user chose the folder), and the report names
+    the folders of copies: one language, or each as its own tenant, answers better."""
+    site = tmp_path / "site"
+    for lang in ("", "de/", "ja/"):
+        for page in ("install", "upgrade", "faq"):
+            (site / f"{lang}{page}.md").parent.mkdir(parents=True, exist_ok=True)
+            (site / f"{lang}{page}.md").write_text(f"# {page}\n\nText of {lang or 'en'} {page}.\n")
+    report = sectio.ingest(site)
+    assert report.collection_count > 0
+    assert [w for w in report.warnings if "copies" in w] == [
+        "2 folders hold copies of the same pages in other languages or versions (de, ja): "
+        "each copy is a document of its own, so a heading they share names no page and "
+        "evidence may come from any copy; ingest one language or version, or each as its "
+        "own tenant (--tenant)"
+    ]
+    alone = tmp_path / "alone"
+    (alone / "ml").mkdir(parents=True)
+    for rel in ("index.md", "ml/index.md", "ml/train.md", "ml/serve.md"):
+        (alone / rel).write_text("# Page\n\nText.\n")
+    assert not [w for w in sectio.ingest(alone, collection="alone").warnings if "copies" in w]
+
+
 def test_mdx_tree_strips_jsx_keeps_text(tmp_path: Path) -> None:
     docs = tmp_path / "site"
     (docs / "guide").mkdir(parents=True)

@@ -236,6 +236,7 @@ class Sectio(DocumentsFacade):
         with self.backend.writing(collection, "ingest", size):
             import dataclasses
 
+            from sectio.ingest.copies import copies_warnings
             from sectio.ingest.journal import settle
             from sectio.ingest.loader import load_records, provenance_warnings
             from sectio.retrieve.calibration import refresh_collection
@@ -258,6 +259,7 @@ class Sectio(DocumentsFacade):
             )
             warnings = (
                 *provenance_warnings(result.records),
+                *copies_warnings([r.doc_id for r in result.records]),
                 *refresh_collection(self, collection),  # answerability calibration
             )
             self._learn_docs(collection)
