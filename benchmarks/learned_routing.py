@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import BENCH, jsonl  # noqa: E402
+from new_corpora import DOCS_TREES, source_of  # noqa: E402
 
 from sectio import Sectio, Settings  # noqa: E402
 from sectio.contract.profile import LearningSettings  # noqa: E402
@@ -45,8 +46,8 @@ from sectio.plan.sections import load_docs_vocabulary  # noqa: E402
 from sectio.retrieve.resolve import Resolver  # noqa: E402
 from sectio.retrieve.routes.base import Turn  # noqa: E402
 
-#: Sets answered by the docs planner (a Markdown tree).
-DOCS_SETS = frozenset({"poetry_docs", "requests_docs", "owasp_cheatsheets", "jest_docs"})
+#: Sets answered by the docs planner (a Markdown tree): ``new_corpora``'s docs trees.
+DOCS_SETS = frozenset(DOCS_TREES)
 
 
 def measure(name: str, repeat: int) -> list[str]:
@@ -138,8 +139,6 @@ def measure_ingest(name: str, repeat: int) -> str:
     """One table row: the set's ingest with learning on and off (``[learning] enabled``
     in a copy of the default profile), the embedding cache warm (one ingest first), the
     median of ``repeat`` each; what learning adds to ingest, not the model's time."""
-    from new_corpora import source_of
-
     home = BENCH / f"ingest-{name}"
     home.mkdir(parents=True, exist_ok=True)
     path, fmt = source_of(name, home)

@@ -58,7 +58,8 @@ _DETAILS = re.compile(r"^\s*</?details(?:\s[^>]*)?>\s*$", re.IGNORECASE)
 _SUMMARY = re.compile(
     r"^(\s*)(?:<details(?:\s[^>]*)?>\s*)?<summary(?:\s[^>]*)?>(.*?)</summary>\s*$", re.IGNORECASE
 )
-_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+#: A line that opens or closes fenced code (the converters before this parser use it too).
+FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 #: A paragraph that is a label in bold alone (a directive's or a tab's, as read here).
 _BOLD_LABEL = re.compile(r"\*\*[^*\n]+\*\*")
 _ANCHOR_ATTR = re.compile(r"""<a\s[^>]*(?:name|id)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
@@ -245,7 +246,7 @@ def _preprocess(
     fenced = False
     while i < len(lines):
         line = lines[i]
-        if _FENCE_LINE.match(line):
+        if FENCE_LINE.match(line):
             fenced = not fenced
         directive = None if fenced else _directive(line)
         if directive is not None:  # its label as a paragraph of its own (or a blank line)
@@ -603,6 +604,7 @@ def stem_title(path: str) -> str:
 
 
 __all__ = [
+    "FENCE_LINE",
     "Block",
     "ParsedDoc",
     "Procedure",

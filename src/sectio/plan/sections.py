@@ -290,15 +290,14 @@ def load_docs_vocabulary(scope: ReadScope) -> DocsVocabulary | None:
     return vocab
 
 
-def refresh_docs_vocabulary(scope: ReadScope) -> bool:
+def refresh_docs_vocabulary(scope: ReadScope) -> None:
     """Learn and store the scope's tenant's docs vocabulary unless the stored one is
-    current (a write of a docs collection ends with it); whether one is stored now (never
-    for a profile that learns nothing or routes with the section router)."""
+    current (a write of a docs collection ends with it; :func:`load_docs_vocabulary`
+    stores what it learns); nothing for a profile that learns nothing or routes with the
+    section router."""
     profile = scope.profile
-    if not profile.learning.enabled or profile.engine == "router":
-        return False
-    load_docs_vocabulary(scope)
-    return stored.load(scope) is not None
+    if profile.learning.enabled and profile.engine != "router":
+        load_docs_vocabulary(scope)
 
 
 def docs_summary(scope: ReadScope) -> dict[str, Any]:

@@ -154,19 +154,24 @@ def measure(scope: ReadScope) -> TermStats:
     return TermStats.from_payloads([p.payload for p in points], scope.collection.lexical)
 
 
+def _stored_digest(path: Path | None) -> str | None:
+    """The digest a stored file was measured for, its other arrays left unread (None: no
+    file, or one that cannot be read)."""
+    try:
+        if path is None or not path.is_file():
+            return None
+        with np.load(path, allow_pickle=False) as data:
+            return str(json.loads(data["meta"].tobytes().decode()).get("digest"))
+    except _UNREADABLE as exc:
+        log.debug("term statistics %s unreadable: %s", path, exc)
+        return None
+
+
 def stored_state(collection: Collection, tenant: str) -> str:
     """What ``sectio info`` says of ``tenant``'s statistics: ``stored`` when a current file is
     there, else when they are counted (only the file's digest is read)."""
-    path = stats_file(collection, tenant)
-    try:
-        if path is not None and path.is_file():
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(data["meta"].tobytes().decode())
-            if meta.get("digest") == stats_digest(collection, tenant):
-                return "stored"
-    except _UNREADABLE:
-        pass
-    return "not stored: counted at its first query"
+    current = _stored_digest(stats_file(collection, tenant)) == stats_digest(collection, tenant)
+    return "stored" if current else "not stored: counted at its first query"
 
 
 def load(scope: ReadScope) -> TermStats | None:
@@ -206,7 +211,9 @@ def store(scope: ReadScope, stats: TermStats) -> bool:
 def refresh(scope: ReadScope) -> bool:
     """Measure and store ``scope``'s tenant's statistics unless the stored ones are current
     (the hook every write of a tenant ends with); whether a current file is there now."""
-    return load(scope) is not None or store(scope, measure(scope))
+    digest = stats_digest(scope.collection, scope.tenant)
+    current = _stored_digest(stats_file(scope.collection, scope.tenant)) == digest
+    return current or store(scope, measure(scope))
 
 
 __all__ = [

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+from sectio.ingest.md_parse import FENCE_LINE
+
 _STATEMENT = re.compile(r"^(import|export)\s")
 #: An ES module import on a line of its own (``import Tabs from '@theme/Tabs';``).
 _ESM_IMPORT = re.compile(r"""^import\s+(?:[\w*{}\s,]+\s+from\s+)?["'][^"']+["'];?\s*$""")
@@ -64,7 +65,7 @@ def has_esm(text: str) -> bool:
     """Whether Markdown ``text`` imports a module as MDX does, on a line outside fenced code."""
     fenced = False
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if FENCE_LINE.match(line):
             fenced = not fenced
         elif not fenced and _ESM_IMPORT.match(line):
             return True
@@ -81,12 +82,9 @@ def _jsx_line(line: str) -> str:
     """``line`` without its JSX tags (not inside inline code: `` `<Card>` `` is text); a
     labelled opening tag alone on it is its label (and its ``description``, a card's)."""
     tag = _JSX.fullmatch(line.strip())
-    if tag is not None and not tag.group(0).startswith(("</", "<>")):
-        label = _attribute(tag.group(0), _LABEL)
-        if label:
-            about = _attribute(tag.group(0), _DESCRIPTION)
-            text = f"**{label}**" + (f" {about}" if about else "")
-            return line[: len(line) - len(line.lstrip())] + text
+    text = _tag_text(tag.group(0)) if tag is not None else ""
+    if text:
+        return line[: len(line) - len(line.lstrip())] + text
     out, at = [], 0
     for span in _CODE_SPAN.finditer(line):
         out += [_JSX.sub("", line[at : span.start()]), span.group(0)]
@@ -123,9 +121,9 @@ def _tag_end(lines: list[str], i: int) -> tuple[int, int] | None:
 def _tag_text(tag: str) -> str:
     """A tag read as one (several lines joined): its label and description, or nothing."""
     label = _attribute(tag, _LABEL)
-    about = _attribute(tag, _DESCRIPTION)
-    if not label or tag.startswith("</"):
+    if not label or tag.startswith(("</", "<>")):
         return ""
+    about = _attribute(tag, _DESCRIPTION)
     return f"**{label}**" + (f" {about}" if about else "")
 
 
@@ -143,9 +141,9 @@ def strip_mdx(text: str) -> str:
             depth += _balance(line)
             out.append("")
             continue
-        if _FENCE.match(line):
+        if FENCE_LINE.match(line):
             fenced = not fenced
-        if fenced or _FENCE.match(line):
+        if fenced or FENCE_LINE.match(line):
             out.append(line)
             continue
         if _STATEMENT.match(line):

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+from sectio.ingest.md_parse import FENCE_LINE
+
 #: A Hugo shortcode (``{{< name args >}}``, ``{{% name args %}}``, closing ``/name``) or a
 #: Liquid tag (``{% name args %}``); group ``name``, group ``args``.
 _TAG = re.compile(
@@ -81,7 +82,7 @@ def strip_site_tags(text: str) -> str:
     out: list[str] = []
     fenced = False
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if FENCE_LINE.match(line):
             fenced = not fenced
             out.append(line)
             continue
