@@ -147,6 +147,23 @@ def test_folded_variant_matches_without_diacritics() -> None:
     assert exact["bm25"].indices != plain["bm25"].indices
 
 
+def test_a_comparisons_vs_is_no_query_term() -> None:
+    """ "toEqual vs toStrictEqual" asks about two matchers; as a BM25 term its "vs" finds the
+    one place a docs tree writes it ("VS Code"), at the query's highest weight."""
+    enc = LexicalEncoder(LexicalSettings())
+    compared = enc.encode_query("toEqual vs toStrictEqual: when to use which?")["bm25"]
+    assert (
+        compared.indices
+        == enc.encode_query("toEqual toStrictEqual: when to use which?")["bm25"].indices
+    )
+    assert enc.encode_query("When should I use a hash versus. encryption")["bm25"].indices == (
+        enc.encode_query("When should I use a hash encryption")["bm25"].indices
+    )
+    vs_code = enc.encode_query("Debugging in VS Code")["bm25"].indices
+    assert set(vs_code) > set(enc.encode_query("Debugging in Code")["bm25"].indices)
+    assert enc.terms("toEqual vs toStrictEqual") > enc.terms("toEqual toStrictEqual")
+
+
 def test_chunking_by_token_offsets_equals_counting(minilm: MiniLMEmbedder) -> None:
     """The offsets path (one batched tokenization) must cut exactly where counting cuts."""
     import json

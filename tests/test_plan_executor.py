@@ -18,7 +18,7 @@ from sectio.errors import ConfigError
 from sectio.ingest.loader import load_records
 from sectio.ingest.markdown import read_markdown
 from sectio.plan import DocsPlanner, DocsPlanRoute, plan_question
-from sectio.plan.executor import EXACT, HYBRID, SUBSTRING, PlanExecutor
+from sectio.plan.executor import EXACT, HYBRID, MAX_ROWS_PER_DOC, SUBSTRING, PlanExecutor
 from sectio.plan.models import Layer, PlanProfile, RetrievalPlan
 
 COLL = "docs"
@@ -137,6 +137,23 @@ def test_rows_are_unique_and_cut_to_the_limit(docs_sectio: Sectio) -> None:
     ids = [r.chunk_id for r in ex.rows]
     assert len(ids) == len(set(ids)) and len(ids) <= 5
     assert ex.omitted  # more candidates than the limit
+
+
+def test_places_the_per_document_cap_leaves_free_go_to_the_rows_it_passed_over(
+    docs_sectio: Sectio,
+) -> None:
+    """Two pages under docs/api/: the cap (2 rows a page) alone would leave most of a limit
+    of 8 empty while the orders page has more to give; those rows come after the capped
+    ones, in their hybrid order."""
+    ex = executor(docs_sectio).execute(
+        plan(path_prefixes=["docs/api/"]), "list orders and create an order"
+    )
+    docs = [r.payload["doc_id"] for r in ex.rows]
+    assert set(docs) == {"docs/api/orders.md", "docs/api/invoices.md"}
+    assert docs.count("docs/api/orders.md") > MAX_ROWS_PER_DOC
+    within = [i for i, d in enumerate(docs) if docs[:i].count(d) < MAX_ROWS_PER_DOC]
+    assert within == list(range(len(within)))  # every row within the cap comes first
+    assert len(ex.rows) <= 8 and len({r.chunk_id for r in ex.rows}) == len(ex.rows)
 
 
 HARD = [
@@ -306,7 +323,9 @@ def test_search_cli_layer_flag_and_omitted_reason(docs_home: Path, monkeypatch) 
     asked = runner.invoke(cli, ["ask", "how do I list orders", "-c", COLL, "--top-k", "1"])
     assert asked.exit_code == 0, asked.output
     reasons = [line for line in asked.output.splitlines() if line.startswith("omitted")]
-    assert reasons and reasons[0].startswith("omitted (row limit 1, at most 2 per document): ")
+    assert reasons and reasons[0].startswith(
+        "omitted (row limit 1, 2 per document before the rest): "
+    )
     assert "token budget" not in asked.output
 
 

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +36,24 @@ from sectio.errors import IndexError_
 from sectio.index.port import BM25, BM25_FOLDED, SparseVec
 
 _PROBE_K = 1.2  # any k > 0 works: with b=0, weight = tf*(k+1)/(tf+k) is invertible
+#: "vs", "vs." or "versus" written in lower case between two words: a comparison.
+_COMPARISON = re.compile(r"(?<=\w)([\s,:;)]+)(?:vs|versus)\.?(?=\s+\S)")
+
+
+def without_comparison(question: str) -> str:
+    """``question`` without the word that compares two things ("toEqual vs toStrictEqual").
+
+    A question's "vs" is no term of what it asks: as a BM25 term it finds "VS Code"
+    (the only place a docs tree writes it), at the highest weight of the query. Only
+    lower case, between two words: "Debugging in VS Code" keeps its "VS".
+
+    Example:
+        >>> without_comparison("toEqual vs. toStrictEqual: which?")
+        'toEqual toStrictEqual: which?'
+        >>> without_comparison("Debugging in VS Code"), without_comparison("vs code")
+        ('Debugging in VS Code', 'vs code')
+    """
+    return _COMPARISON.sub(r"\1", question).replace("  ", " ")
 
 
 def _config(
@@ -132,8 +151,10 @@ class LexicalEncoder:
         return frozenset(self._probe[self.names[-1]].embed_query(text).indices)
 
     def encode_query(self, text: str) -> dict[str, SparseVec]:
-        """Query vectors (weight 1 per unique token), one per BM25 variant; empty ones dropped."""
+        """Query vectors (weight 1 per unique token), one per BM25 variant; empty ones
+        dropped. A comparison's "vs" is no term (:func:`without_comparison`)."""
         out: dict[str, SparseVec] = {}
+        text = without_comparison(text)
         for name in self.names:
             vec = self._probe[name].embed_query(text)
             if vec.indices:

@@ -18,8 +18,9 @@ Steps, in order:
    preferences (boosts in units of the fusion value of a point first in every
    list, so they change order, never membership);
 4. **merge**: seeds first, then hybrid rows, each chunk once, at most
-   :data:`MAX_ROWS_PER_DOC` hybrid rows per document, cut to the plan's limit
-   (the best candidates cut are named in ``omitted``).
+   :data:`MAX_ROWS_PER_DOC` hybrid rows per document, cut to the plan's limit;
+   places the cap left free go to the rows it passed over, in their hybrid
+   order, after the others (the best candidates cut are named in ``omitted``).
 
 A row's ``score`` is the cosine of the question with the row's dense vector
 (its best window's), as in ``search``: fusion values order rows, cosines say
@@ -425,8 +426,10 @@ class PlanExecutor:
         hybrid: list[tuple[float, int, StoredPoint]],
     ) -> tuple[list[PlannedRow], list[str]]:
         """Seeds first, then hybrid rows (at most ``max_per_doc`` a document), up to
-        ``plan.limit``; the rows (scored by their cosine with ``vec``) and the chunk
-        ids left out."""
+        ``plan.limit``; then, where the cap left places free, the best rows it passed
+        over, in their hybrid order (a question about two headings of one page gets
+        both, rather than fewer rows). The rows (scored by their cosine with ``vec``) and
+        the chunk ids left out."""
         rows: list[PlannedRow] = []
         seen: set[str] = set()
         per_doc: dict[str, int] = {}
@@ -440,19 +443,25 @@ class PlanExecutor:
             rows.append(row)
             doc = str(row.payload.get("doc_id"))
             per_doc[doc] = per_doc.get(doc, 0) + 1
+        capped: list[StoredPoint] = []
         for _, _, p in hybrid:
             cid = str(p.payload.get("chunk_id"))
             if cid in seen:
                 continue
             doc = str(p.payload.get("doc_id"))
-            if len(rows) >= plan.limit or per_doc.get(doc, 0) >= self.max_per_doc:
+            if len(rows) >= plan.limit:
                 omitted.append(cid)
+                continue
+            if per_doc.get(doc, 0) >= self.max_per_doc:
+                capped.append(p)
                 continue
             seen.add(cid)
             per_doc[doc] = per_doc.get(doc, 0) + 1
             rows.append(PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID))
+        free = max(0, plan.limit - len(rows))
+        rows += [PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID) for p in capped[:free]]
+        omitted = [str(p.payload.get("chunk_id")) for p in capped[free:]] + omitted
         return rows, omitted
-
 
 __all__ = [
     "EXACT",

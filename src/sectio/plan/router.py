@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from sectio.index.lexical import without_comparison
 from sectio.plan.catalog import (
     DOC_CUES,
     FOLDER_CUES,
@@ -245,7 +246,7 @@ class IntentRouter:
     def route(self, question: str) -> DocsIntent:
         """Read ``question`` into a route (deterministic: same catalog, same route)."""
         notes: list[str] = []
-        words = tokens(question)
+        words = tokens(without_comparison(question))  # "vs" is no target term
         code_words = {norm(s) for s in _CODE_SPAN.findall(question)}
         code_words |= {norm(w) for w in question.split() if _CODEISH.search(w.strip("`?.,!:;()"))}
         endpoints: list[str] = []

@@ -96,7 +96,7 @@ def omitted_reasons(result: RetrievalResult) -> list[tuple[str, list[str]]]:
     groups: list[tuple[str, list[str]]] = []
     if cut:
         reason = (
-            f"row limit {limit.limit}, at most {limit.per_document} per document"
+            f"row limit {limit.limit}, {limit.per_document} per document before the rest"
             if limit is not None
             else "row limit"
         )
