@@ -19,8 +19,8 @@ with learning on and off (``[learning] enabled``):
 
 Usage::
 
-    .venv/bin/python benchmarks/learned_routing.py [--sets quic_rfc,oss_licenses,vi_law,poetry_docs]
-        [--repeat 3] [--ingest]
+    .venv/bin/python benchmarks/learned_routing.py
+        [--sets quic_rfc,oss_licenses,vi_law,eu_ai_act,poetry_docs] [--repeat 3] [--ingest]
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def measure_ingest(name: str, repeat: int) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", default="quic_rfc,oss_licenses,vi_law,poetry_docs")
+    ap.add_argument("--sets", default="quic_rfc,oss_licenses,vi_law,eu_ai_act,poetry_docs")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ingest", action="store_true", help="time ingest, learning on vs off")
     args = ap.parse_args()

@@ -13,7 +13,9 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
 * ``jest_docs``: 37 pages of the Jest documentation (JavaScript testing), a Docusaurus
   Markdown tree (admonitions, MDX);
 * ``vi_law``: 14 Vietnamese laws as chunk JSONL, articles ``Điều 5.``
-  (ALQAC 2023 questions plus ours).
+  (ALQAC 2023 questions plus ours);
+* ``eu_ai_act``: Regulation (EU) 2024/1689 (the AI Act) as chunk JSONL: 113
+  articles, 180 recitals, 13 annexes (a legal text in English).
 
 Each holds answerable questions (``named_number``, ``named_title``: the
 question names its section; ``unnamed``) with gold ``doc_id#section_key``
@@ -37,7 +39,8 @@ one:
 Usage::
 
     .venv/bin/python benchmarks/new_corpora.py
-        [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets,jest_docs]
+        [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets,jest_docs,
+                eu_ai_act]
         [--splits dev,holdout] [--profile NAME|FILE] [--reingest]
         [--per-query DIR] [--show-misses]
 
@@ -77,6 +80,7 @@ SETS = (
     "requests_docs",
     "owasp_cheatsheets",
     "jest_docs",
+    "eu_ai_act",
 )
 #: Sets that are a docs tree (ingested as documents, the ``docs`` profile by default).
 DOCS_TREES = ("poetry_docs", "requests_docs", "owasp_cheatsheets", "jest_docs")

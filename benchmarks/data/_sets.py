@@ -1,5 +1,5 @@
 """Shared by the builders of the new-corpus evaluation sets (quic_rfc, poetry_docs, vi_law,
-requests_docs, owasp_cheatsheets, jest_docs).
+requests_docs, owasp_cheatsheets, jest_docs, oss_licenses, eu_ai_act).
 
 One question per row of ``labels.tsv`` (tab-separated, a header row, ours):
 
