@@ -23,7 +23,7 @@ from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
 from sectio.contract.explain import why
 from sectio.contract.profile import LexicalSettings
 from sectio.retrieve.answerability.rules.category import class_subject
-from sectio.retrieve.answerability.weigh import acronyms
+from sectio.retrieve.answerability.weigh import acronyms, written_apart
 from sectio.retrieve.calibration import (
     CALIBRATION_FILE,
     read_stored,
@@ -83,6 +83,33 @@ def test_an_abbreviation_is_explained_by_the_initials_the_evidence_writes() -> N
     assert "pvc" in found
     assert "crd" in acronyms(["Install the custom resource definition first"])
     assert "xyz" not in found  # initials nobody wrote explain nothing
+    assert "gpai" in acronyms(["obligations for general-purpose AI models"])  # "AI": both
+
+
+def test_a_word_the_collection_writes_as_two_is_explained() -> None:
+    from sectio.index.lexical import LexicalEncoder
+
+    lexical = LexicalEncoder(LexicalSettings())
+    stats = TermStats.from_payloads(
+        [{"text": "Deep fakes must be labelled. Run the health check."}], lexical
+    )
+    for word in ("deepfakes", "deepfake", "healthcheck"):
+        assert written_apart(word, lexical, stats), word
+    for word in ("zorbitrex", "checkdeep", "deepx", "healthfake"):
+        assert not written_apart(word, lexical, stats), word
+
+
+def test_an_unknown_compound_of_written_words_does_not_veto(generic: Sectio) -> None:
+    asked = generic.ask("Who are the Copyrightholders of the work?", collection="g")
+    report = asked.details.answerability
+    assert report is not None and report.signals.unknown == ["copyrightholders"]
+    assert report.signals.rule != "unknown_name"
+    other = generic.ask("Who are the Zorbitrexholders of the work?", collection="g")
+    assert other.details.answerability is not None
+    assert (other.decision, other.details.answerability.signals.rule) == (
+        "ABSTAIN",
+        "unknown_name",
+    )
 
 
 def test_a_strength_after_the_name_names_no_other_product(sx: Sectio) -> None:

@@ -6,7 +6,13 @@ corpus does not hold, or an abbreviation, a typo or a detail of a question
 the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
 
 * the evidence explains it: it is the initials of words the evidence writes
-  in a row ("pvc": "PersistentVolumeClaim", "persistent volume claim"); or
+  in a row ("pvc": "PersistentVolumeClaim", "persistent volume claim"; a
+  two-letter word in capitals gives both its letters: "gpai", "general-purpose
+  AI"); or
+* the collection writes it as two words: split in two parts of at least
+  :data:`COMPOUND_PART` letters, the parts' terms stand side by side somewhere
+  in the collection ("deepfakes": "deep fakes"; "healthcheck": "health check");
+  or
 * the rest of the question is well covered at a strong similarity: the
   coverage of its known terms reaches :data:`STRONG_COVERAGE` and the best
   cosine reaches the calibrated floor plus :data:`STRONG_MARGIN` (in the model's
@@ -23,7 +29,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from sectio.index.lexical import LexicalEncoder
     from sectio.retrieve.answerability.context import RuleContext
+    from sectio.retrieve.stats import TermStats
 
 #: The share of the known terms' weight the evidence must hold for an unknown word to pass.
 STRONG_COVERAGE = 0.75
@@ -37,6 +45,8 @@ STRONG_MARGIN = 0.35
 #: is far from any one of its topics), the third (+0.19) stays stopped; see
 #: docs/decisions/2026-12-04-catalog-and-acronyms.md.
 CATALOG_STRONG_MARGIN = 0.30
+#: The shortest part of an unknown word read as two words the collection writes.
+COMPOUND_PART = 3
 #: The lengths of an abbreviation the evidence can explain by initials.
 ACRONYM_LENGTHS = range(3, 7)
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -51,8 +61,23 @@ def weigh(ctx: RuleContext) -> tuple[list[str], list[str]]:
         return [], []
     strong = strong_evidence(ctx)
     initials = acronyms(e.text for e in ctx.outcome.evidence) if ctx.outcome.evidence else set()
-    kept = [w for w in unknown if not strong and w not in initials]
+    kept = [
+        w
+        for w in unknown
+        if not strong and w not in initials and not written_apart(w, ctx.words.lexical, ctx.stats)
+    ]
     return kept, [w for w in unknown if w not in kept]
+
+
+def written_apart(word: str, lexical: LexicalEncoder, stats: TermStats) -> bool:
+    """Whether the collection writes ``word`` as two words side by side: some split into
+    parts of at least :data:`COMPOUND_PART` letters whose terms make a pair it writes
+    ("deepfakes" where it writes "deep fakes"; a name no split explains stays one)."""
+    for at in range(COMPOUND_PART, len(word) - COMPOUND_PART + 1):
+        left, right = lexical.terms(word[:at]), lexical.terms(word[at:])
+        if any((a, b) in stats.pairs for a in left for b in right):
+            return True
+    return False
 
 
 def strong_evidence(ctx: RuleContext) -> bool:
@@ -72,12 +97,15 @@ def acronyms(texts: Iterable[str]) -> set[str]:
     """Every abbreviation the texts spell by initials, lowercased, of
     :data:`ACRONYM_LENGTHS` letters: a CamelCase word's parts ("PersistentVolumeClaim"
     -> "pvc") and content words written in a row ("persistent volume claim" -> "pvc";
-    a short word or a common joining word breaks the row).
+    a short word or a common joining word breaks the row; a two-letter word in
+    capitals gives both its letters: "general-purpose AI" -> "gpai").
 
     Example:
         >>> sorted(acronyms(["keep the PersistentVolumeClaim"]))
         ['pvc']
         >>> "crd" in acronyms(["a custom resource definition"]), "tcr" in acronyms(["the claim"])
+        (True, False)
+        >>> "gpai" in acronyms(["general-purpose AI models"]), "tai" in acronyms(["to AI"])
         (True, False)
     """
     out: set[str] = set()
@@ -88,7 +116,9 @@ def acronyms(texts: Iterable[str]) -> set[str]:
             if len(parts) > 1:
                 letters = "".join(p[0] for p in parts).lower()
                 out.update(letters[:n] for n in ACRONYM_LENGTHS if n <= len(letters))
-            if len(word) < 3 or word.lower() in _JOINING:
+            if len(word) == 2 and word.isupper():  # "AI" of "general-purpose AI": both
+                row.extend(word.lower())
+            elif len(word) < 3 or word.lower() in _JOINING:
                 out.update(_rows(row))
                 row = []
             else:
