@@ -463,6 +463,7 @@ class PlanExecutor:
         omitted = [str(p.payload.get("chunk_id")) for p in capped[free:]] + omitted
         return rows, omitted
 
+
 __all__ = [
     "EXACT",
     "HYBRID",
