@@ -187,6 +187,35 @@ def test_a_document_is_named_by_its_title_without_its_number(sx: Sectio) -> None
     assert (result.resolved_doc_id, result.resolved_section_key) == ("dsr", "article_18")
 
 
+def test_a_document_is_named_by_the_name_in_parentheses_after_its_number(
+    tmp_path: Path,
+) -> None:
+    """ "Regulation (EU) 2031/9 (Model Safety Act)": people say "the Model Safety Act"."""
+    rows = [
+        chunk(
+            "msa",
+            "article_1",
+            0,
+            "Article 1: providers keep logs of every model they place on the market.",
+            doc_title="Regulation (EU) 2031/9 (Model Safety Act)",
+            section_title="Article 1 - Logs",
+        ),
+        chunk(
+            "lamps",
+            "article_1",
+            0,
+            "Article 1: lamps sold in the Union carry a label.",
+            doc_title="Directive (EU) 2030/1 on lamps",
+            section_title="Article 1 - Labels",
+        ),
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="c")
+        result = s.ask("What does article 1 of the Model Safety Act say?", collection="c")
+        assert result.details["doc_resolution"]["how"] == "exact"
+        assert (result.resolved_doc_id, result.resolved_section_key) == ("msa", "article_1")
+
+
 def test_numbered_sections_of_several_documents(sx: Sectio) -> None:
     # the document's name (the part of its title before the colon) settles a shared number
     named = sx.ask("STD 2 section 4", collection="std")

@@ -5,6 +5,11 @@ From a title (or alias) "General Data Protection Regulation (EU) 2016/679":
 * the title without its parenthesised parts and trailing number
   ("General Data Protection Regulation"), kept only when two words or more remain;
 * its part before a colon or a spaced dash ("RFC 9000" for "RFC 9000: QUIC: ...");
+* the name in parentheses after a numbered designation, the name a document
+  is known by: two capitalised words or more closing a title whose rest holds
+  a number ("Artificial Intelligence Act" of "Regulation (EU) 2024/1689
+  (Artificial Intelligence Act)"; not "(United States)" closing a paper's
+  title), and its acronym;
 * its acronym, from the capitalised words (three letters or more: "GDPR"; a
   leading all-caps word left out too: "GNU General Public License" -> "GPL"),
   with the version the title ends in ("GPLv3", "GPL 3", "GPL-3.0", "MPL 2.0",
@@ -26,6 +31,10 @@ Example:
     ['GPL v3', 'GPL 3', 'GPLv3']
     >>> name_variants("RFC 9000: QUIC: A UDP-Based Multiplexed and Secure Transport")
     ['RFC 9000']
+    >>> name_variants("Regulation (EU) 2024/1689 (Artificial Intelligence Act)")
+    ['Artificial Intelligence Act', 'AIA']
+    >>> name_variants("Lipitor (atorvastatin calcium) tablets")
+    ['Lipitor tablets']
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from collections.abc import Callable, Iterable, Mapping
 from sectio.retrieve.text import Tokens, tokens
 
 _PARENS = re.compile(r"\s*[(\[][^)\]]*[)\]]")
+_KNOWN_AS = re.compile(r"^(?P<rest>.+?)\s*\((?P<name>[^()]+)\)\s*$")
 _VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)$", re.IGNORECASE)
 _TRAILING_NUMBER = re.compile(r"^(?:v?\d[\w./-]*|no\.?|nr\.?)$", re.IGNORECASE)
 _HEAD = re.compile(r"^(.+?)(?::\s|\s+[-–—]\s+)")
@@ -95,7 +105,29 @@ def name_variants(title: str) -> list[str]:
     first = words[0] if words else ""
     if version and len(words) >= 2 and len(first) > MIN_ACRONYM and not first.isupper():
         out.append(f"{first} {version}")
+    out += _named_parts(title)
     return list(dict.fromkeys(v for v in out if tokens(v) and v != title))
+
+
+def _named_parts(title: str) -> list[str]:
+    """The name in round parentheses closing ``title`` after a numbered designation (two
+    words or more written with a capital, no digit; the rest of the title holds one), and
+    its acronym.
+
+    Example:
+        >>> _named_parts("Directive 2002/58/EC (ePrivacy Directive)")
+        ['ePrivacy Directive']
+        >>> _named_parts("Breast density (United States)"), _named_parts("Act 5 (the act)")
+        ([], [])
+    """
+    m = _KNOWN_AS.match(title)
+    if m is None or not any(ch.isdigit() for ch in m["rest"]):
+        return []
+    words = m["name"].split()
+    if sum(w != w.lower() for w in words) < 2 or any(ch.isdigit() for ch in m["name"]):
+        return []
+    acronym = _acronym(words)
+    return [" ".join(words), *([acronym] if acronym else [])]
 
 
 def long_forms(acronym: str, texts: Iterable[str]) -> list[str]:
