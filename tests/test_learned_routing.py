@@ -270,6 +270,26 @@ def test_number_forms() -> None:
     assert question_refs("part of the section on limits") == []
 
 
+def test_a_section_of_a_chapter_is_no_article_and_a_point_no_title() -> None:
+    # "chapter III section 2" is a unit of chapter III, not the corpus's article 2
+    assert [r.number for r in question_refs("chapter III section 2 requirements")] == [
+        Number("chapter", "3")
+    ]
+    assert [r.number for r in question_refs("Part 2, § 4 and section 9")] == [
+        Number("part", "2"),
+        Number("article", "9"),
+    ]
+    # "(h)(iii)" of a title names nothing: "chapter III" routed to that annex
+    rows = [
+        {
+            "doc_id": "act",
+            "section_key": "annex_ii",
+            "section_title": "Annex II - Offences referred to in Article 5(1), point (h)(iii)",
+        }
+    ]
+    assert LearnedVocabulary.from_payloads(rows).match("what does chapter III say") is None
+
+
 def test_the_default_learning_table_keeps_old_profile_hashes() -> None:
     p = load_profile("en_drug_label")
     data = p.model_dump(mode="json")

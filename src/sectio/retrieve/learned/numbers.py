@@ -48,6 +48,8 @@ KIND_WORDS: dict[str, str] = {
     **dict.fromkeys(("phụ lục", "phu luc"), "annex"),
     **dict.fromkeys(("part", "parts", "phần"), "part"),
 }
+#: Kind words that, right after a chapter or part, name a unit inside it.
+SUBSECTION_WORDS = frozenset({"section", "sections", "sec", "sect", "§"})
 #: Families whose numbers may be Roman numerals or letters ("chapter III", "annex B").
 LETTERED = frozenset({"chapter", "annex", "part"})
 #: Families whose Roman numerals read as integers (an annex "C" stays a letter).
@@ -159,7 +161,15 @@ def question_refs(question: str) -> list[Ref]:
     """Every numbered reference ``question`` writes, in order (see the module doc).
 
     Letters and Roman numerals count only after a chapter, annex or part word,
-    or when a letter has sub-numbers ("appendix B.8", "section A.1").
+    or when a letter has sub-numbers ("appendix B.8", "section A.1"). A section
+    written right after a chapter or part ("chapter III section 2") is a unit of
+    that chapter, not the corpus's section 2: it is no reference of its own.
+
+    Example:
+        >>> [r.number.family for r in question_refs("chapter III section 2 of the act")]
+        ['chapter']
+        >>> [r.number.family for r in question_refs("chapter III and section 2")]
+        ['chapter', 'article']
     """
     text = unicodedata.normalize("NFC", question).casefold()
     out: list[Ref] = []
@@ -170,8 +180,21 @@ def question_refs(question: str) -> list[Ref]:
             continue
         if not num[0].isdigit() and family not in LETTERED and not num.split(".")[1].isdigit():
             continue
+        if out and _within(out[-1], m, text):
+            continue
         out.append(Ref(normalized(family, num), m.group(0), m.start(), m.end()))
     return out
+
+
+def _within(previous: Ref, m: re.Match[str], text: str) -> bool:
+    """Whether the reference ``m`` is a section of the chapter or part written right before
+    it ("chapter III section 2", "Part 2, Section 4"): a unit of that chapter, not the
+    corpus's article or section of that number."""
+    return (
+        previous.number.family in ("chapter", "part")
+        and m["kind"].rstrip(".") in SUBSECTION_WORDS
+        and not text[previous.end : m.start()].strip(" ,")
+    )
 
 
 def names(ref: Number, section: Number) -> bool:

@@ -67,6 +67,8 @@ SHARED_MIN_DOCS = 3
 #: How the learned vocabulary chose a section (``details.section_resolution.via``).
 Via = Literal["learned_number", "learned_title"]
 _SPLIT = re.compile(r"\s+[-–—]\s+|[:;()\[\]\"“”‘’«»]|(?<!\w)'|'(?!\w)")
+#: A word that only numbers: digits, a Roman numeral of i, v and x, one letter.
+_NUMBERING = re.compile(r"\d+|[ivx]+|[^\W\d_]")
 #: A call's arguments in a title: brackets right after a name (``toBe(value)``).
 _ARGUMENTS = re.compile(r"(?<=\w)\(([^()]*)\)")
 #: Unit words a one-word title must stand next to ("the Pacing section").
@@ -206,20 +208,25 @@ def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
 def title_phrases(rest: str, content: Callable[[str], bool]) -> tuple[str, ...]:
     """A title (its number cut) and its parts between dashes, colons, brackets and quotes,
     each with a meaningful word (``content``); longest first, each once. A call's
-    arguments are not a part: "value" of ``.toBe(value)`` names no section.
+    arguments are not a part: "value" of ``.toBe(value)`` names no section; nor is a
+    part that only numbers ("(h)(iii)" of "... point (h)(iii)": "chapter III" named it).
 
     Example:
         >>> title_phrases(".toBeCloseTo(number, numDigits?)", lambda w: True)
         ('toBeCloseTo(number, numDigits?)', 'toBeCloseTo')
         >>> title_phrases("Article 17 (Right to erasure)", lambda w: True)
         ('Article 17 (Right to erasure)', 'Right to erasure', 'Article 17')
+        >>> title_phrases("Offences in Article 5(1), point (h)(iii)", lambda w: True)
+        ('Offences in Article 5(1), point (h)(iii)', 'Offences in Article 5', 'point')
     """
     parts = [rest.strip(" .")] + [p.strip(" .,") for p in _SPLIT.split(rest)]
     arguments = {tokens(a) for a in _ARGUMENTS.findall(rest)}
     seen: dict[tuple[str, ...], str] = {}
     for part in parts:
         words = tokens(part)
-        if words and any(content(w) for w in words) and words not in seen.keys() | arguments:
+        if all(_NUMBERING.fullmatch(w) for w in words):
+            continue
+        if any(content(w) for w in words) and words not in seen.keys() | arguments:
             seen[words] = part
     return tuple(sorted(seen.values(), key=lambda p: -len(" ".join(tokens(p)))))
 
