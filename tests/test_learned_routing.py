@@ -139,6 +139,18 @@ def test_a_numbered_reference_answers_that_section_whole(
     assert result.decision == "ANSWERABLE"
 
 
+def test_two_numbered_sections_are_both_answered_whole_in_order(sx: Sectio) -> None:
+    result = sx.ask("compare article 17 and Art. 18 of the DSR", collection="reg")
+    assert (result.route, result.resolved_section_key) == ("section", "article_17")
+    assert result.details["sections"] == ["article_17", "article_18"]
+    assert result.details["section_resolution"]["also"]["section_key"] == "article_18"
+    assert _parts(result) == [("article_17", p) for p in range(3)] + [
+        ("article_18", p) for p in range(3)
+    ]
+    # one number, one section; a number the document lacks adds none
+    assert "sections" not in sx.ask("article 17 and article 99", collection="reg").details
+
+
 def test_a_number_the_corpus_lacks_routes_nowhere(sx: Sectio) -> None:
     result = sx.ask("article 99 penalties", collection="reg")
     assert result.resolved_section_key is None
@@ -268,6 +280,12 @@ def test_number_forms() -> None:
     ]
     assert title_number("Introduction") is None and title_number("A Guide to X") is None
     assert question_refs("part of the section on limits") == []
+    # a letter glued to a kind word is a word ("ch" + "ild", "app" + "s", Vietnamese "cho")
+    assert question_refs("the child's apps schedules; Chi phí cho người") == []
+    assert [r.number for r in question_refs("art17, §6")] == [
+        Number("article", "17"),
+        Number("article", "6"),
+    ]
 
 
 def test_a_section_of_a_chapter_is_no_article_and_a_point_no_title() -> None:

@@ -273,7 +273,7 @@ class Resolver:
             named = DocResolution(only, catalog.display_name(only), "implied")
             doc_facts = DocFacts(doc_id=only, how="implied")
         section_facts = _section_details(request.section_key, match, matches)
-        also = self._also(request, spans, matches, match, section, sections_named)
+        also = self._also(request, spans, matches, match, section, sections_named) or read.also
         if also is not None:
             section_facts.also = SectionPick(section_key=also.key, phrase=also.phrase)
         return Resolution(

@@ -170,6 +170,8 @@ def question_refs(question: str) -> list[Ref]:
         ['chapter']
         >>> [r.number.family for r in question_refs("chapter III and section 2")]
         ['chapter', 'article']
+        >>> [r.text for r in question_refs("Chi phí cho người; chapter ii; art17")]
+        ['chapter ii', 'art17']
     """
     text = unicodedata.normalize("NFC", question).casefold()
     out: list[Ref] = []
@@ -180,6 +182,8 @@ def question_refs(question: str) -> list[Ref]:
             continue
         if not num[0].isdigit() and family not in LETTERED and not num.split(".")[1].isdigit():
             continue
+        if not num[0].isdigit() and not text[m.end("kind") : m.start("num")]:
+            continue  # a letter glued to a kind word is a word: "chi", "cho", "apps"
         if out and _within(out[-1], m, text):
             continue
         out.append(Ref(normalized(family, num), m.group(0), m.start(), m.end()))

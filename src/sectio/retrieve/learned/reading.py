@@ -5,7 +5,10 @@ Order (the profile wins where it speaks):
 1. a caller's ``section_key``, else a profile phrase (``via: profile_phrase``);
 2. else a numbered reference, then a title phrase, of the collection's own
    sections (``via: learned_number`` / ``learned_title``);
-3. a learned section (a document's own number or title) names its document
+3. a second numbered reference to another section of the same document
+   ("compare article 5 and article 6") is a second section, answered whole
+   after the first (``Resolution.also``, as a profile's joined phrases are);
+4. a learned section (a document's own number or title) names its document
    when the question names none (``doc_resolution.how: section``), so the
    answer is that section, whole (``route: section``). A profile phrase never
    names a document here; a tenant's only document is implied by the resolver
@@ -22,17 +25,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sectio.contract.request import AskRequest
-from sectio.retrieve.learned.vocabulary import LearnedVocabulary
+from sectio.retrieve.learned.vocabulary import LearnedMatch, LearnedVocabulary
 from sectio.retrieve.resolve_doc import DocCatalog
 from sectio.retrieve.resolve_section import SectionMatch
 
 
 @dataclass(frozen=True)
 class Reading:
-    """The section match after the learned step, and the document it names (None: none)."""
+    """The section match after the learned step, the document it names (None: none) and
+    a second section the question numbers in that document (None: none)."""
 
     match: SectionMatch | None
     doc_id: str | None = None
+    also: SectionMatch | None = None
 
 
 def learned_reading(
@@ -53,6 +58,21 @@ def learned_reading(
         found = learned.match(request.question, spans, docs_named)
         if found is not None:
             match = SectionMatch(found.key, found.phrase, 0, 0, via=found.via)
+            also = _second_number(learned, request.question, docs_named, found)
             if not docs_named and found.doc_id is not None:
-                return Reading(match, found.doc_id)
+                return Reading(match, found.doc_id, also)
+            return Reading(match, also=also)
     return Reading(match)
+
+
+def _second_number(
+    learned: LearnedVocabulary, question: str, docs_named: Sequence[str], first: LearnedMatch
+) -> SectionMatch | None:
+    """The next numbered reference after ``first`` that names another section of its
+    document (None: none, or ``first`` was no number)."""
+    if first.via != "learned_number" or first.doc_id is None:
+        return None
+    for m in learned.by_numbers(question, docs_named or [first.doc_id]):
+        if m.doc_id == first.doc_id and m.key != first.key:
+            return SectionMatch(m.key, m.phrase, 0, 0, via=m.via)
+    return None

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -326,6 +326,11 @@ class LearnedVocabulary:
     def by_number(self, question: str, docs: Sequence[str] = ()) -> LearnedMatch | None:
         """The first numbered reference that names one section (a sub-number read as its
         parent when the documents lack it)."""
+        return next(self.by_numbers(question, docs), None)
+
+    def by_numbers(self, question: str, docs: Sequence[str] = ()) -> Iterator[LearnedMatch]:
+        """Each numbered reference that names one section, in question order (see
+        :meth:`by_number`; "compare article 5 and article 6" names two)."""
         scope = list(docs) or list(self._numbers)
         for ref in question_refs(question):
             number: Number | None = ref.number
@@ -337,11 +342,11 @@ class LearnedVocabulary:
                     if names(number, n)
                 ]
                 if len({d for d, _ in found}) == 1:
-                    return LearnedMatch(found[0][0], found[0][1], "learned_number", ref.text)
+                    yield LearnedMatch(found[0][0], found[0][1], "learned_number", ref.text)
+                    break
                 if found:
                     break  # several documents have it: no guess
                 number = number.parent()
-        return None
 
     def by_title(
         self, question: str, spans: Iterable[tuple[int, int]] = (), docs: Sequence[str] = ()
