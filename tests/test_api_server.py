@@ -182,6 +182,17 @@ def test_playground_end_to_end_in_headless_chromium(server: str, tmp_path: Path)
         assert page.inner_text("#decision") == "ANSWERABLE"
         assert page.inner_text("#route") == "section"
         assert page.inner_text("#section") == "contraindications"
+        page.fill("#query", "aspirin contraindications and side effects")  # two sections
+        page.click("#go")
+        page.wait_for_function(
+            "document.querySelector('#section').textContent.includes('+')", timeout=10_000
+        )
+        assert page.inner_text("#section") == "contraindications + adverse_reactions"
+        page.fill("#query", "what are the contraindications of aspirin")
+        page.click("#go")
+        page.wait_for_function(
+            "document.querySelector('#section').textContent === 'contraindications'"
+        )
         evidence = page.locator(".ev")
         assert evidence.count() >= 1
         assert "bleeding disorder" in evidence.first.inner_text()

@@ -377,6 +377,8 @@ def test_ask_prints_how_the_section_was_chosen(tmp_path: Path) -> None:
     assert runner.invoke(cli, ["ingest", str(src), "-c", "reg"], env=env).exit_code == 0
     out = runner.invoke(cli, ["ask", "what does article 17 say", "-c", "reg"], env=env).output
     assert "via section: dsr / article_17 (section by learned_number)" in out
+    two = runner.invoke(cli, ["ask", "article 17 and article 18", "-c", "reg"], env=env).output
+    assert "via section: dsr / article_17 + article_18 (section by learned_number)" in two
     http = runner.invoke(cli, ["ask", "the right to be forgotten", "-c", "reg", "--json"], env=env)
     data = json.loads(http.output)
     assert data["route"] == "section" and data["resolved_section_key"] == "article_17"

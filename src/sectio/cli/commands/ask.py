@@ -27,6 +27,9 @@ def print_result(result: RetrievalResult) -> None:
     from sectio.contract.diagnostics import LookupDocument
 
     where = " / ".join(x for x in (result.resolved_doc_id, result.resolved_section_key) if x)
+    sections = result.details.get("sections") or []
+    if len(sections) > 1 and result.resolved_section_key:
+        where += "".join(f" + {key}" for key in sections[1:])  # "article_5 + article_6"
     via = (result.details.get("section_resolution") or {}).get("via")
     if via and result.resolved_section_key:
         where += f" (section by {via})"
