@@ -32,6 +32,7 @@ from sectio.contract.diagnostics import Diagnostics, Ranking
 from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
+from sectio.retrieve.operative import operative_first
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import fused_points, prose_where
 from sectio.retrieve.scope import ReadScope
@@ -112,6 +113,7 @@ class FallbackRoute:
         limit = turn.request.keep(scope.policy.evidence_limit)
         if facts.section_filter and evidence:
             evidence = lead_with_nearest_document(scope, query_vector, evidence, limit, facts)
+        evidence = operative_first(evidence, limit)
         details = Diagnostics(ranking=facts)
         return Outcome(self.name, evidence, details, finish="rank", keep=limit)
 

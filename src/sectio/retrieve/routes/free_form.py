@@ -30,6 +30,7 @@ from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
 from sectio.retrieve.intent import IntentReading
+from sectio.retrieve.operative import operative_first
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import (
     book_order,
@@ -115,6 +116,7 @@ class FreeFormRoute:
         if not doc_id:
             return None
         evidence, facts = rank_in_document(scope, doc_id, turn.question, turn.intent)
+        evidence = operative_first(evidence, turn.request.keep(scope.policy.rerank_top_k))
         mark_section_starts(evidence, turn.resolved.display_name or doc_id)
         details = Diagnostics(ranking=facts)
         return Outcome(self.name, evidence, details, finish="rank", doc_id=doc_id)
