@@ -66,22 +66,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "benchmarks" / "data"))
 
 from _common import BENCH, jsonl  # noqa: E402
+from _sets import SETS  # noqa: E402
 
 from sectio import Sectio, Settings  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
-SETS = (
-    "quic_rfc",
-    "oss_licenses",
-    "poetry_docs",
-    "vi_law",
-    "requests_docs",
-    "owasp_cheatsheets",
-    "jest_docs",
-    "eu_ai_act",
-)
 #: Sets that are a docs tree (ingested as documents, the ``docs`` profile by default).
 DOCS_TREES = ("poetry_docs", "requests_docs", "owasp_cheatsheets", "jest_docs")
 NAMED = ("named_number", "named_title")
@@ -123,10 +115,13 @@ class Outcome:
 
 
 def _load(path: Path) -> Any:
-    """The module in ``path`` (a set's builder), loaded under a private name."""
-    spec = importlib.util.spec_from_file_location(f"_builder_{path.parent.name}", path)
+    """The module in ``path`` (a set's builder), loaded under a private name (registered
+    in ``sys.modules`` first, as an import does: a builder's dataclasses look it up)."""
+    name = f"_builder_{path.parent.name}"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 

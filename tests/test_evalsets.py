@@ -21,24 +21,22 @@ from typing import Any
 import pytest
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
-SETS = [
-    "quic_rfc",
-    "oss_licenses",
-    "poetry_docs",
-    "vi_law",
-    "requests_docs",
-    "owasp_cheatsheets",
-    "jest_docs",
-    "eu_ai_act",
-]
 
 
-def _split_rule() -> Any:
+def _sets_module() -> Any:
+    """``benchmarks/data/_sets.py``: the set list and the split rule the builders share."""
     spec = importlib.util.spec_from_file_location("_evalsets_sets", DATA / "_sets.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.split_of
+    return module
+
+
+SETS = list(_sets_module().SETS)
+
+
+def _split_rule() -> Any:
+    return _sets_module().split_of
 
 
 def _questions(name: str) -> list[dict[str, Any]]:

@@ -38,6 +38,17 @@ BUILT = Path(__file__).resolve().parents[2] / ".sectio-bench" / "corpora"
 #: Where the workplace's ``fetch`` tool puts repository snapshots (``owner+name/repo``).
 MIRRORS = Path("/work/.mirror")
 
+#: The new-corpus sets, in report order (``benchmarks/new_corpora.py``, ``tests/test_evalsets.py``).
+SETS = (
+    "quic_rfc",
+    "oss_licenses",
+    "poetry_docs",
+    "vi_law",
+    "requests_docs",
+    "owasp_cheatsheets",
+    "jest_docs",
+    "eu_ai_act",
+)
 ANSWERABLE = ("named_number", "named_title", "unnamed")
 OFFTOPIC = ("offtopic_neighbour", "offtopic_general")
 
@@ -108,6 +119,28 @@ def ensure_docs_tree(
         write(mirror_of(repo, mirror), tree)
     check_gold(folder, keys(tree))
     return tree
+
+
+def write_records(folder: Path, records: list[dict[str, Any]]) -> tuple[Path, set[str]]:
+    """``records`` as ``folder``'s set's built chunk corpus (``corpus.jsonl.gz`` under
+    :data:`BUILT`); its path and ``doc_id#section_key`` ids."""
+    out = BUILT / folder.name / "corpus.jsonl.gz"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_jsonl_gz(out, records)
+    return out, {f"{r['doc_id']}#{r['section_key']}" for r in records}
+
+
+def ensure_records(folder: Path, write: Callable[[], tuple[Path, set[str]]]) -> Path:
+    """``folder``'s set's built chunk corpus (``write()`` when it is missing), its gold
+    checked, as :func:`ensure_docs_tree` does for a tree.
+
+    Raises:
+        SystemExit: a gold pair not in the corpus (or ``write``'s: no mirror).
+    """
+    out = BUILT / folder.name / "corpus.jsonl.gz"
+    keys = write()[1] if not out.exists() else corpus_keys(out)
+    check_gold(folder, keys)
+    return out
 
 
 def tree_section_keys(tree: Path) -> set[str]:

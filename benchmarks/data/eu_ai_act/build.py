@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -53,13 +54,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from _sets import (  # noqa: E402
-    BUILT,
-    check_gold,
-    corpus_keys,
+    ensure_records,
     git,
     mirror_of,
-    write_jsonl_gz,
     write_questions,
+    write_records,
 )
 
 REPO = "Atypis/cartho"
@@ -157,30 +156,28 @@ class _Reader(HTMLParser):
             self.label = ""
 
 
+def join_up_to(pieces: Iterable[str], sep: str) -> list[str]:
+    """``pieces`` joined in order with ``sep`` into runs of at most ~:data:`MAX_CHARS`."""
+    out, acc = [], ""
+    for piece in pieces:
+        if acc and len(acc) + len(sep) + len(piece) > MAX_CHARS:
+            out.append(acc)
+            acc = piece
+        else:
+            acc = f"{acc}{sep}{piece}" if acc else piece
+    return [*out, acc] if acc else out
+
+
 def split_long(para: str) -> list[str]:
     """``para`` in pieces of at most ~:data:`MAX_CHARS`, cut after a sentence or a clause."""
     if len(para) <= MAX_CHARS:
         return [para]
-    out, acc = [], ""
-    for piece in re.split(r"(?<=[.;:])\s+(?=[A-Z(‘])", para):
-        if acc and len(acc) + len(piece) + 1 > MAX_CHARS:
-            out.append(acc)
-            acc = piece
-        else:
-            acc = f"{acc} {piece}" if acc else piece
-    return [*out, acc] if acc else out
+    return join_up_to(re.split(r"(?<=[.;:])\s+(?=[A-Z(‘])", para), " ")
 
 
 def pack(paras: list[str]) -> list[str]:
     """Paragraphs packed in order into chunks of at most ~:data:`MAX_CHARS` characters."""
-    chunks, acc = [], ""
-    for p in (piece for para in paras for piece in split_long(para)):
-        if acc and len(acc) + len(p) + 2 > MAX_CHARS:
-            chunks.append(acc)
-            acc = p
-        else:
-            acc = f"{acc}\n\n{p}" if acc else p
-    return [*chunks, acc] if acc else chunks
+    return join_up_to((piece for para in paras for piece in split_long(para)), "\n\n")
 
 
 def key_and_title(sid: str, headings: list[str]) -> tuple[str, str]:
@@ -228,11 +225,7 @@ def build_corpus(mirror: Path) -> list[dict[str, object]]:
 
 def write_corpus(mirror: Path) -> tuple[Path, set[str]]:
     """Build the corpus from ``mirror`` into :data:`BUILT`; its path and section ids."""
-    records = build_corpus(mirror)
-    out = BUILT / "eu_ai_act" / "corpus.jsonl.gz"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_jsonl_gz(out, records)
-    return out, {f"{r['doc_id']}#{r['section_key']}" for r in records}
+    return write_records(HERE, build_corpus(mirror))
 
 
 def ensure_corpus(mirror: Path | None = None) -> Path:
@@ -241,13 +234,7 @@ def ensure_corpus(mirror: Path | None = None) -> Path:
     Raises:
         SystemExit: no mirror, or a gold pair not in the corpus.
     """
-    out = BUILT / "eu_ai_act" / "corpus.jsonl.gz"
-    if not out.exists():
-        out, keys = write_corpus(mirror_of(REPO, mirror))
-    else:
-        keys = corpus_keys(out)
-    check_gold(HERE, keys)
-    return out
+    return ensure_records(HERE, lambda: write_corpus(mirror_of(REPO, mirror)))
 
 
 def main() -> None:

@@ -49,12 +49,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from _sets import (  # noqa: E402
-    BUILT,
-    check_gold,
-    corpus_keys,
+    ensure_records,
     mirror_of,
-    write_jsonl_gz,
     write_questions,
+    write_records,
 )
 
 REPO = "github/choosealicense.com"
@@ -172,11 +170,7 @@ def build_corpus(mirror: Path) -> list[dict[str, object]]:
 
 def write_corpus(mirror: Path) -> tuple[Path, set[str]]:
     """Build the corpus from ``mirror`` into :data:`BUILT`; its path and section ids."""
-    records = build_corpus(mirror)
-    out = BUILT / "oss_licenses" / "corpus.jsonl.gz"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_jsonl_gz(out, records)
-    return out, {f"{r['doc_id']}#{r['section_key']}" for r in records}
+    return write_records(HERE, build_corpus(mirror))
 
 
 def ensure_corpus(mirror: Path | None = None) -> Path:
@@ -185,13 +179,7 @@ def ensure_corpus(mirror: Path | None = None) -> Path:
     Raises:
         SystemExit: no mirror, or a gold pair not in the corpus.
     """
-    out = BUILT / "oss_licenses" / "corpus.jsonl.gz"
-    if not out.exists():
-        out, keys = write_corpus(mirror_of(REPO, mirror))
-    else:
-        keys = corpus_keys(out)
-    check_gold(HERE, keys)
-    return out
+    return ensure_records(HERE, lambda: write_corpus(mirror_of(REPO, mirror)))
 
 
 def main() -> None:

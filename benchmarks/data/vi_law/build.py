@@ -47,12 +47,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 from _sets import (  # noqa: E402
-    BUILT,
-    check_gold,
-    corpus_keys,
+    ensure_records,
     read_labels,
-    write_jsonl_gz,
     write_questions,
+    write_records,
 )
 
 ALQAC = ROOT.parent / "shared" / "data" / "vi_alqac2023" / "beir"
@@ -179,10 +177,7 @@ def write_corpus(alqac: Path) -> tuple[Path, set[str]]:
         r = json.loads(line)
         if r["law_id"] not in LEFT_OUT:
             records.extend(article_records(r))
-    out = BUILT / "vi_law" / "corpus.jsonl.gz"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_jsonl_gz(out, records)
-    return out, {f"{r['doc_id']}#{r['section_key']}" for r in records}
+    return write_records(HERE, records)
 
 
 def ensure_corpus(alqac: Path = ALQAC) -> Path:
@@ -191,10 +186,7 @@ def ensure_corpus(alqac: Path = ALQAC) -> Path:
     Raises:
         SystemExit: a gold pair not in the corpus.
     """
-    out = BUILT / "vi_law" / "corpus.jsonl.gz"
-    keys = write_corpus(alqac)[1] if not out.exists() else corpus_keys(out)
-    check_gold(HERE, keys)
-    return out
+    return ensure_records(HERE, lambda: write_corpus(alqac))
 
 
 def main() -> None:
