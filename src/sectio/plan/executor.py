@@ -444,13 +444,14 @@ class PlanExecutor:
             doc = str(row.payload.get("doc_id"))
             per_doc[doc] = per_doc.get(doc, 0) + 1
         capped: list[StoredPoint] = []
+        late: list[str] = []  # hybrid rows past the limit (after every capped one)
         for _, _, p in hybrid:
             cid = str(p.payload.get("chunk_id"))
             if cid in seen:
                 continue
             doc = str(p.payload.get("doc_id"))
             if len(rows) >= plan.limit:
-                omitted.append(cid)
+                late.append(cid)
                 continue
             if per_doc.get(doc, 0) >= self.max_per_doc:
                 capped.append(p)
@@ -460,7 +461,7 @@ class PlanExecutor:
             rows.append(PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID))
         free = max(0, plan.limit - len(rows))
         rows += [PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID) for p in capped[:free]]
-        omitted = [str(p.payload.get("chunk_id")) for p in capped[free:]] + omitted
+        omitted += [str(p.payload.get("chunk_id")) for p in capped[free:]] + late
         return rows, omitted
 
 

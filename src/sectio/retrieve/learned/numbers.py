@@ -196,7 +196,7 @@ def _within(previous: Ref, m: re.Match[str], text: str) -> bool:
     corpus's article or section of that number."""
     return (
         previous.number.family in ("chapter", "part")
-        and m["kind"].rstrip(".") in SUBSECTION_WORDS
+        and m["kind"] in SUBSECTION_WORDS
         and not text[previous.end : m.start()].strip(" ,")
     )
 
