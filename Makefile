@@ -35,8 +35,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# One worker per core, a test module's tests on one worker (its module fixtures built once).
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadscope
 
 # The documentation site (mkdocs.yml): `make docs` serves it at http://127.0.0.1:8000 with
 # live reload; `make docs-build` builds it offline with --strict (a dead link, a missing
