@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -264,6 +265,44 @@ def test_the_subject_of_a_class_or_definition_question(
     question: str, subject: tuple[str, ...]
 ) -> None:
     assert class_subject(question)[0] == subject
+
+
+# --- a strong passage answers what its words do not cover --------------------------------
+def _coverage_ctx(best: float, unknown: list[str]) -> SimpleNamespace:
+    """What the coverage rule reads: a question covering a third of its rare words."""
+    terms = [
+        SimpleNamespace(word="long", covered=False),
+        SimpleNamespace(word="documentation", covered=True),
+    ]
+    ctx = SimpleNamespace(
+        coverage=0.33,
+        settings=SimpleNamespace(min_coverage=0.5),
+        unknown=unknown,
+        terms=terms,
+        dense_floor=0.25,
+        outcome=SimpleNamespace(evidence=["a row"]),
+        thresholds=Thresholds(min_coverage=0.5),
+        best=best,
+        decided=None,
+    )
+    ctx.margin = lambda m: m  # a floor in the model's own units (scale 1)
+    ctx.decide = lambda rule, reason, words: (rule, reason, words)
+    return ctx
+
+
+def test_a_strong_passage_answers_a_question_in_other_words() -> None:
+    from sectio.retrieve.answerability.rules.coverage import Coverage
+
+    # "how long must a provider keep the technical documentation": the Act writes "shall
+    # keep ... for a period of ten years"; its passage is 0.33 over the floor
+    assert Coverage().check(_coverage_ctx(0.58, [])) is None  # type: ignore[arg-type]
+    strong = _coverage_ctx(0.58, [])
+    Coverage().check(strong)  # type: ignore[arg-type]
+    assert strong.thresholds.catalog_strong_floor == 0.55
+    # under the strong floor, or with a name the collection never holds: abstains
+    assert Coverage().check(_coverage_ctx(0.54, [])) == ("coverage", "weak_evidence", ["long"])  # type: ignore[arg-type]
+    with_name = Coverage().check(_coverage_ctx(0.9, ["hipaa"]))  # type: ignore[arg-type]
+    assert with_name == ("coverage", "subject_not_in_corpus", ["long"])
 
 
 # --- explained in the CLI, the playground and `sectio info` -----------------------------

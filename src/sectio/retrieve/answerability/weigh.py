@@ -93,6 +93,20 @@ def strong_evidence(ctx: RuleContext) -> bool:
     return bool(known) and ctx.coverage >= STRONG_COVERAGE and ctx.best >= strong
 
 
+def strong_passage(ctx: RuleContext) -> bool:
+    """A passage is strong evidence by itself: the best cosine reaches the calibrated floor
+    plus :data:`CATALOG_STRONG_MARGIN` (recorded as ``catalog_strong_floor``). It answers
+    a question no page summary is close to (the docs catalog rule) and one whose words the
+    corpus writes otherwise ("employees" where a regulation writes "staff", "how long must"
+    where it writes "shall ... for a period of"; the coverage rule)."""
+    floor = ctx.dense_floor
+    if floor is None or not ctx.outcome.evidence:
+        return False
+    strong = floor + ctx.margin(CATALOG_STRONG_MARGIN)
+    ctx.thresholds.catalog_strong_floor = round(strong, 4)
+    return ctx.best >= strong
+
+
 def acronyms(texts: Iterable[str]) -> set[str]:
     """Every abbreviation the texts spell by initials, lowercased, of
     :data:`ACRONYM_LENGTHS` letters: a CamelCase word's parts ("PersistentVolumeClaim"

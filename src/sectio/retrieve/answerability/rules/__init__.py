@@ -24,7 +24,8 @@ rule                decides
 ``unseen_pairs``    a question whose known words the collection never writes
                     side by side abstains (``subject = "terms"``)
 ``subject``         another subject named (``subject = "document"``) abstains
-``coverage``        too little of the salient-term weight covered abstains
+``coverage``        too little of the salient-term weight covered abstains,
+                    unless a passage is strong evidence by itself
 ``planner``         headings, names, guests, margins and a docs catalog (every
                     ranked route)
 ``dense``           a best cosine at or under the calibrated floor abstains

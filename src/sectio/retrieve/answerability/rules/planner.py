@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from sectio.contract.result import Evidence
 from sectio.retrieve.answerability.context import PLANNER_ROUTE, RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, WEAK_EVIDENCE, Verdict
-from sectio.retrieve.answerability.weigh import CATALOG_STRONG_MARGIN
+from sectio.retrieve.answerability.weigh import strong_passage
 from sectio.retrieve.stats import Term, evidence_terms
 from sectio.retrieve.text import tokens
 from sectio.retrieve.words import acronym_words, capitalised_words, code_words, plain_words
@@ -136,10 +136,7 @@ class Planner:
         ctx.thresholds.catalog_floor = round(catalog.floor, 4)
         if catalog.best > catalog.floor:
             return None
-        assert ctx.dense_floor is not None  # checked by ``check``
-        strong = ctx.dense_floor + ctx.margin(CATALOG_STRONG_MARGIN)
-        ctx.thresholds.catalog_strong_floor = round(strong, 4)
-        if ctx.best >= strong:  # passages this close answer it, whatever page they are on
+        if strong_passage(ctx):  # passages this close answer it, whatever page they are on
             return None
         if heading_named_in_part(ctx):  # the evidence's own heading, named in part
             return None
