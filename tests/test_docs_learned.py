@@ -311,6 +311,7 @@ def _api_vocabulary(tmp_path: Path):  # type: ignore[no-untyped-def]
         ("What does tohavebeencalledwith do?", None),  # not written as code: a word
         ("How do I compare a value?", None),  # a call's argument names no section
         ("toBe or toEqual for arrays?", None),  # two of them, and a word more
+        ("toBe vs toEqual?", "tobe-value"),  # two, and nothing more: a pair
     ],
 )
 def test_a_heading_that_is_a_call_is_named_by_its_name_written_as_code(
@@ -318,6 +319,48 @@ def test_a_heading_that_is_a_call_is_named_by_its_name_written_as_code(
 ) -> None:
     found = _api_vocabulary(tmp_path).match(question)
     assert (found.key.rsplit("/", 1)[-1] if found else None) == key
+
+
+def test_two_headings_named_together_are_a_pair_in_question_order(tmp_path: Path) -> None:
+    vocab = _api_vocabulary(tmp_path)
+    found = vocab.match("toEqual vs toBe: when should I use which?")
+    assert found is not None and found.also is not None
+    assert (found.key, found.also.key) == (
+        "expect/matchers/toequal-value",
+        "expect/matchers/tobe-value",
+    )
+    # one heading is no pair; three headings name nothing (never a guess)
+    assert vocab.match("What does toBe do?").also is None  # type: ignore[union-attr]
+    assert vocab.match("toBe vs toEqual vs beforeAll?") is None
+
+
+def test_the_planner_reads_both_headings_of_a_pair_whole(tmp_path: Path) -> None:
+    page = tmp_path / "tree" / "docs" / "expect.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "# Expect\n\nAssertions on values.\n\n## Matchers\n\nEvery matcher.\n\n"
+        "### .toBe(value)\n\nCompares with Object.is.\n\n"
+        "### .toEqual(value)\n\nCompares recursively.\n\nIgnores undefined properties.\n\n"
+        "### .toStrictEqual(value)\n\nAlso checks undefined properties and types.\n",
+        encoding="utf-8",
+    )
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as sx:
+        sx.ingest(tmp_path / "tree", fmt="markdown", collection="api")
+        result = sx.ask("toEqual vs toStrictEqual: when should I use which?", collection="api")
+    facts = result.details.section_resolution
+    assert facts is not None and facts.via == "learned_title"
+    assert facts.section_key == "expect/matchers/toequal-value"
+    assert (
+        facts.also is not None and facts.also.section_key == "expect/matchers/tostrictequal-value"
+    )
+    assert result.details.sections == [facts.section_key, facts.also.section_key]
+    whole = [
+        e.section_key for e in result.evidence if (e.model_extra or {}).get("plan_step") == SECTION
+    ]
+    assert list(dict.fromkeys(whole)) == [  # both read whole, in the question's order
+        "expect/matchers/toequal-value",
+        "expect/matchers/tostrictequal-value",
+    ]
 
 
 def test_a_call_heading_named_as_code_is_a_named_heading() -> None:

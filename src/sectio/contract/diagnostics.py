@@ -17,7 +17,8 @@ key                         set by
                             planner (its intent's name)
 ``section_fallback``        the section route: the section was absent
 ``section_filter_empty``    the fallback search: nothing in that section
-``pooling``, ``sections``   the section route
+``pooling``, ``sections``   the section route (``sections`` also the docs planner: two
+                            headings named together)
 ``documents``               several documents' routes (ids), lookup (summaries)
 ``ranking``                 ranked routes; the rerank stage adds ``order``
 ``rerank``                  the rerank stage (lookup: its own)

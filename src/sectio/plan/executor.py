@@ -314,12 +314,17 @@ class PlanExecutor:
 
     # --- the plan -----------------------------------------------------------------------
     def execute(
-        self, plan: RetrievalPlan, question: str, section: tuple[str, str] | None = None
+        self,
+        plan: RetrievalPlan,
+        question: str,
+        section: tuple[str, str] | None = None,
+        also: tuple[str, str] | None = None,
     ) -> Execution:
         """Run ``plan`` for ``question``; rows in merge order.
 
         Steps, in order: the whole ``section`` (a document and a section key the
-        question names, every chunk in order), exact-path seeds for the plan's doc
+        question names, every chunk in order), then the whole ``also`` (a second
+        section it names beside the first), exact-path seeds for the plan's doc
         hints, substring seeds for the hints no path matches, then hybrid search over
         the plan's layers; seeds come first in the merge, hybrid rows fill up to the
         limit (``plan.limit`` rows beside the section's).
@@ -327,10 +332,14 @@ class PlanExecutor:
         vec = self.embedder.embed_query(question)
         sparse = self.collection.lexical.encode_query(question)
         steps: list[dict[str, Any]] = []
-        whole = self.section_rows(plan, vec, *section) if section is not None else []
-        if section is not None:
-            hint = f"{section[0]}#{section[1]}"
-            steps.append({"step": SECTION, "hint": hint, "rows": [r.chunk_id for r in whole]})
+        whole: list[PlannedRow] = []
+        for named in (section, also) if section is not None else ():
+            if named is None:
+                continue
+            rows = self.section_rows(plan, vec, *named)
+            whole += rows
+            hint = f"{named[0]}#{named[1]}"
+            steps.append({"step": SECTION, "hint": hint, "rows": [r.chunk_id for r in rows]})
         seeded, dropped = self._seeds(plan, vec, sparse, steps)
         hybrid, hybrid_dropped = self._hybrid_candidates(plan, vec, sparse)
         dropped += hybrid_dropped

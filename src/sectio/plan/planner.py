@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sectio.contract.diagnostics import Diagnostics, RowLimit, SectionFacts
+from sectio.contract.diagnostics import Diagnostics, RowLimit, SectionFacts, SectionPick
 from sectio.contract.layers import Layer
 from sectio.contract.profile import CorpusProfile
 from sectio.contract.request import AskRequest
@@ -121,9 +121,11 @@ class DocsPlanner:
             plan = plan.model_copy(update={"limit": max(1, min(int(request.top_k), 50))})
         t1 = time.perf_counter()
         section = (found.doc_id, found.key) if found is not None and found.doc_id else None
+        also = found.also if found is not None and section is not None else None
+        second = (section[0], also.key) if section is not None and also is not None else None
         if request.section_key:
             section = caller_section(scope, request, route.anchors.target_doc_hints)
-        execution = PlanExecutor(scope, catalog).execute(plan, request.question, section)
+        execution = PlanExecutor(scope, catalog).execute(plan, request.question, section, second)
         if request.section_key:
             execution.rows = [
                 r
@@ -142,6 +144,11 @@ class DocsPlanner:
             outcome.details.section_resolution = SectionFacts(
                 section_key=found.key, how="phrase", phrase=found.phrase, via=found.via
             )
+            if second is not None and also is not None:
+                outcome.details.section_resolution.also = SectionPick(
+                    section_key=also.key, phrase=also.phrase
+                )
+                outcome.details.sections = [found.key, also.key]
         elif section is not None:  # the caller's section, read whole
             outcome.section_key = section[1]
             outcome.details.section_resolution = SectionFacts(section_key=section[1], how="flag")

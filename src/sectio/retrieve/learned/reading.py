@@ -6,8 +6,10 @@ Order (the profile wins where it speaks):
 2. else a numbered reference, then a title phrase, of the collection's own
    sections (``via: learned_number`` / ``learned_title``);
 3. a second numbered reference to another section of the same document
-   ("compare article 5 and article 6") is a second section, answered whole
-   after the first (``Resolution.also``, as a profile's joined phrases are);
+   ("compare article 5 and article 6"), or a second title the question names
+   beside the first ("toEqual vs toStrictEqual", :attr:`LearnedMatch.also`), is
+   a second section, answered whole after the first (``Resolution.also``, as a
+   profile's joined phrases are);
 4. a learned section (a document's own number or title) names its document
    when the question names none (``doc_resolution.how: section``), so the
    answer is that section, whole (``route: section``). A profile phrase never
@@ -58,7 +60,9 @@ def learned_reading(
         found = learned.match(request.question, spans, docs_named)
         if found is not None:
             match = SectionMatch(found.key, found.phrase, 0, 0, via=found.via)
-            also = _second_number(learned, request.question, docs_named, found)
+            also = _second_number(learned, request.question, docs_named, found) or _second_title(
+                found
+            )
             if not docs_named and found.doc_id is not None:
                 return Reading(match, found.doc_id, also)
             return Reading(match, also=also)
@@ -76,3 +80,9 @@ def _second_number(
         if m.doc_id == first.doc_id and m.key != first.key:
             return SectionMatch(m.key, m.phrase, 0, 0, via=m.via)
     return None
+
+
+def _second_title(first: LearnedMatch) -> SectionMatch | None:
+    """The second of two titles the question names together (None: none)."""
+    also = first.also
+    return None if also is None else SectionMatch(also.key, also.phrase, 0, 0, via=also.via)

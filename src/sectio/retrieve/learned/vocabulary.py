@@ -94,6 +94,10 @@ class LearnedSection:
     path: tuple[str, ...] = ()
 
 
+#: The words that say two titles are compared ("toEqual vs toStrictEqual"), not what is asked.
+_COMPARING = ("vs", "versus")
+
+
 @dataclass(frozen=True)
 class LearnedMatch:
     """A section the vocabulary found: the document (None: a shared key, no document named)."""
@@ -102,6 +106,9 @@ class LearnedMatch:
     key: str
     via: Via
     phrase: str
+    #: A second section of the same document the question names beside it by title
+    #: ("toEqual vs toStrictEqual"), answered whole after it (None: none).
+    also: LearnedMatch | None = None
 
 
 @dataclass(frozen=True)
@@ -357,26 +364,75 @@ class LearnedVocabulary:
         code = code_words(question)
         for folded in (False, True):
             words = substitute_names(folded_tokens(question) if folded else tokens(question), spans)
-            hits = [
-                p
+            found = [
+                (p, at)
                 for p, at in self._index.hits(
                     words, folded=folded, units=self.units, identifiers=code
                 )
                 if self._usable(p, allowed)
-                and (
-                    p.doc_id is None
-                    or self.claims(
-                        question,
-                        words,
-                        p.folded if folded else p.exact,
-                        at,
-                        self._context.get((p.doc_id, p.key), frozenset()),
-                    )
-                )
+            ]
+            hits = [
+                p
+                for p, at in found
+                if p.doc_id is None or self._claimed(question, words, p, at, folded)
             ]
             if hits:
                 return self._best(hits, allowed)
+            pair = self._title_pair(question, words, found, folded)
+            if pair is not None:
+                return pair
         return self.by_cue(substitute_names(tokens(question), spans), allowed)
+
+    def _claimed(
+        self,
+        question: str,
+        words: Tokens,
+        p: _Phrase,
+        at: int,
+        folded: bool,
+        beside: Collection[str] = frozenset(),
+    ) -> bool:
+        """:meth:`claims` for phrase ``p`` found at ``at``; ``beside``: more words that say
+        where, not what (the other title of a pair)."""
+        context = self._context.get((p.doc_id or "", p.key), frozenset())
+        phrase = p.folded if folded else p.exact
+        return self.claims(question, words, phrase, at, context | frozenset(beside))
+
+    def _title_pair(
+        self, question: str, words: Tokens, found: list[tuple[_Phrase, int]], folded: bool
+    ) -> LearnedMatch | None:
+        """Two titles of one document's sections, apart in the question, that together are
+        what it asks ("toEqual vs toStrictEqual: when should I use which?"; neither alone
+        is, each a half): the first in question order, the second as its ``also``. Each
+        place's longest phrase is read; a place whose phrase titles several sections, or
+        a third section, names nothing (never a guess)."""
+        at_place: dict[int, list[_Phrase]] = defaultdict(list)
+        for p, at in found:
+            if p.doc_id is not None:
+                at_place[at].append(p)
+        places: list[tuple[int, _Phrase]] = []
+        for at in sorted(at_place):
+            top = max(p.weight for p in at_place[at])
+            best = [p for p in at_place[at] if p.weight == top]
+            if len({(p.doc_id, p.key) for p in best}) != 1:
+                return None
+            places.append((at, best[0]))
+        sections = {(p.doc_id, p.key) for _, p in places}
+        if len(sections) != 2 or len({d for d, _ in sections}) != 1:
+            return None
+        (at1, p1), (at2, p2) = places[0], next(x for x in places if x[1].key != places[0][1].key)
+        len1 = len(p1.folded if folded else p1.exact)
+        if at1 + len1 > at2:
+            return None  # the two overlap: one title inside the other's words
+        words1 = (p1.folded if folded else p1.exact) + _COMPARING
+        words2 = (p2.folded if folded else p2.exact) + _COMPARING
+        if not (
+            self._claimed(question, words, p1, at1, folded, words2)
+            and self._claimed(question, words, p2, at2, folded, words1)
+        ):
+            return None
+        second = LearnedMatch(p2.doc_id, p2.key, "learned_title", p2.text)
+        return LearnedMatch(p1.doc_id, p1.key, "learned_title", p1.text, also=second)
 
     def claims(
         self,
