@@ -398,6 +398,21 @@ def test_known_words_never_written_together_abstain(generic: Sectio) -> None:
     assert kept.details.answerability.signals.rule != "unseen_pairs"
 
 
+def test_keywords_that_open_with_an_unknown_name_abstain(generic: Sectio) -> None:
+    # no question: keywords whose subject, the word they open with, is another licence
+    off = generic.ask("MIT copyright notice obligations", collection="g")
+    report = off.details.answerability
+    assert report is not None and report.signals.unknown == ["mit"]
+    assert (off.decision, report.signals.rule) == ("ABSTAIN", "unknown_name")
+    for other in (
+        "copyright notice obligations under MIT",  # keywords: the name is a detail
+        "MIT copyright holders copy the work.",  # a sentence: a claim to check
+    ):
+        kept = generic.ask(other, collection="g").details.answerability
+        assert kept is not None and kept.signals.unknown == ["mit"]
+        assert kept.signals.rule != "unknown_name"
+
+
 def test_term_pairs_are_read_per_field_in_either_order() -> None:
     from sectio.index.lexical import LexicalEncoder
     from sectio.retrieve.stats import TermStats

@@ -17,6 +17,7 @@ rule                decides
                     named section whole, passes
 ``measure``         (records the terms, coverage and best cosine)
 ``unknown_name``    a ranked route's unknown name, not weighed out, abstains
+                    (keywords: the name they open with; a sentence: none)
 ``class_subject``   a class or definition question about what the corpus does
                     not hold abstains ("what type of drug is ecstasy")
 ``absent_words``    a question mostly of words the collection never contains

@@ -5,13 +5,19 @@ headings first: :mod:`~sectio.retrieve.answerability.rules.planner`) whose
 question holds a name-like word the collection never contains, and that the
 weighing (:mod:`~sectio.retrieve.answerability.weigh`) leaves standing, in a
 question (:attr:`~sectio.retrieve.answerability.context.RuleContext.asks`):
-``subject_not_in_corpus``, ``uncovered`` naming the words.
+``subject_not_in_corpus``, ``uncovered`` naming the words. A query that is no
+question (keywords: "CCPA opt-out requirements for automated decision-making",
+"HIPAA rules for using AI on patient records"; or a claim to check) abstains
+only for the unknown name it opens with: that is its subject, where a claim's
+other names (genes and species the corpus writes another way) are details.
 """
 
 from __future__ import annotations
 
 from sectio.retrieve.answerability.context import PLANNER_ROUTE, RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
+from sectio.retrieve.text import tokens
+from sectio.retrieve.words import plain_words
 
 
 class UnknownName:
@@ -20,7 +26,13 @@ class UnknownName:
     name = "unknown_name"
 
     def check(self, ctx: RuleContext) -> Verdict | None:
-        if not ctx.ranked or ctx.outcome.route == PLANNER_ROUTE or not ctx.asks:
+        if not ctx.ranked or ctx.outcome.route == PLANNER_ROUTE:
             return None
-        kept = ctx.unweighed
+        if ctx.asks:
+            kept = ctx.unweighed
+        elif ctx.question.rstrip().endswith("."):
+            return None  # a sentence: a claim to check
+        else:
+            first = tokens(plain_words(ctx.question))[:1]
+            kept = [w for w in ctx.unweighed if w in first]
         return ctx.decide(self.name, SUBJECT_NOT_IN_CORPUS, kept) if kept else None
