@@ -151,6 +151,45 @@ def test_two_numbered_sections_are_both_answered_whole_in_order(sx: Sectio) -> N
     assert "sections" not in sx.ask("article 17 and article 99", collection="reg").details
 
 
+def test_two_titles_named_together_are_both_answered_whole_in_order(sx: Sectio) -> None:
+    # "territorial scope" claims the question alone; the title beside it joins it as a pair,
+    # in the question's order
+    result = sx.ask("material scope vs territorial scope of the regulation", collection="reg")
+    assert (result.route, result.resolved_section_key) == ("section", "article_2")
+    assert result.details["sections"] == ["article_2", "article_3"]
+    assert result.details["section_resolution"]["also"]["section_key"] == "article_3"
+    assert _parts(result) == [("article_2", p) for p in range(3)] + [
+        ("article_3", p) for p in range(3)
+    ]
+    # one title is one section; a word more than the pair's titles makes no pair
+    assert "sections" not in sx.ask("territorial scope", collection="reg").details
+    more = sx.ask("material scope vs territorial scope for processors abroad", collection="reg")
+    assert "sections" not in more.details
+
+
+def test_a_title_beside_one_that_claims_alone_joins_it_as_a_pair() -> None:
+    v = LearnedVocabulary.from_payloads(
+        [
+            {
+                "doc_id": "act",
+                "section_key": "article_5",
+                "section_title": "Prohibited practices",
+            },
+            {
+                "doc_id": "act",
+                "section_key": "article_6",
+                "section_title": "Classification rules for high-risk AI systems",
+            },
+        ]
+    )
+    alone = v.match("classification rules for high-risk AI systems")
+    assert alone is not None and (alone.key, alone.also) == ("article_6", None)
+    # the long title claims this question alone; the short one beside it comes first
+    found = v.match("Prohibited practices, Classification rules for high-risk AI systems")
+    assert found is not None and found.also is not None
+    assert (found.key, found.also.key) == ("article_5", "article_6")
+
+
 def test_a_number_the_corpus_lacks_routes_nowhere(sx: Sectio) -> None:
     result = sx.ask("article 99 penalties", collection="reg")
     assert result.resolved_section_key is None

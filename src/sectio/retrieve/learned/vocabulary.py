@@ -377,7 +377,10 @@ class LearnedVocabulary:
                 if p.doc_id is None or self._claimed(question, words, p, at, folded)
             ]
             if hits:
-                return self._best(hits, allowed)
+                best = self._best(hits, allowed)
+                if best is None or best.doc_id is None:
+                    return best
+                return self._title_pair(question, words, found, folded, best) or best
             pair = self._title_pair(question, words, found, folded)
             if pair is not None:
                 return pair
@@ -398,32 +401,54 @@ class LearnedVocabulary:
         phrase = p.folded if folded else p.exact
         return self.claims(question, words, phrase, at, context | frozenset(beside))
 
-    def _title_pair(
-        self, question: str, words: Tokens, found: list[tuple[_Phrase, int]], folded: bool
-    ) -> LearnedMatch | None:
-        """Two titles of one document's sections, apart in the question, that together are
-        what it asks ("toEqual vs toStrictEqual: when should I use which?"; neither alone
-        is, each a half): the first in question order, the second as its ``also``. Each
-        place's longest phrase is read; a place whose phrase titles several sections, or
-        a third section, names nothing (never a guess)."""
+    def _places(
+        self, found: list[tuple[_Phrase, int]], folded: bool
+    ) -> list[tuple[int, _Phrase]] | None:
+        """Each place's longest phrase of a document's section, in question order, a place
+        inside an earlier place's words left out (None: a place whose phrase titles
+        several sections: never a guess)."""
         at_place: dict[int, list[_Phrase]] = defaultdict(list)
         for p, at in found:
             if p.doc_id is not None:
                 at_place[at].append(p)
         places: list[tuple[int, _Phrase]] = []
+        end = 0
         for at in sorted(at_place):
+            if at < end:
+                continue
             top = max(p.weight for p in at_place[at])
             best = [p for p in at_place[at] if p.weight == top]
             if len({(p.doc_id, p.key) for p in best}) != 1:
                 return None
             places.append((at, best[0]))
-        sections = {(p.doc_id, p.key) for _, p in places}
-        if len(sections) != 2 or len({d for d, _ in sections}) != 1:
+            end = at + len(best[0].folded if folded else best[0].exact)
+        return places
+
+    def _as_pair(
+        self,
+        question: str,
+        words: Tokens,
+        places: list[tuple[int, _Phrase]],
+        first: tuple[str | None, str],
+        folded: bool,
+    ) -> LearnedMatch | None:
+        """Section ``first`` (a document and a key) and the one other section of its
+        document at ``places`` (neither above the other), in question order, when each
+        claims the question with the other's words (and "vs") set aside as context; None
+        when there is no such other section, or several."""
+        doc_id, key = first
+        mine = [(at, p) for at, p in places if (p.doc_id, p.key) == first]
+        others = [
+            (at, p)
+            for at, p in places
+            if p.doc_id == doc_id
+            and p.key != key
+            and not p.key.startswith(key + "/")
+            and not key.startswith(p.key + "/")
+        ]
+        if not mine or len({p.key for _, p in others}) != 1:
             return None
-        (at1, p1), (at2, p2) = places[0], next(x for x in places if x[1].key != places[0][1].key)
-        len1 = len(p1.folded if folded else p1.exact)
-        if at1 + len1 > at2:
-            return None  # the two overlap: one title inside the other's words
+        (at1, p1), (at2, p2) = sorted([mine[0], others[0]], key=lambda x: x[0])
         words1 = (p1.folded if folded else p1.exact) + _COMPARING
         words2 = (p2.folded if folded else p2.exact) + _COMPARING
         if not (
@@ -433,6 +458,31 @@ class LearnedVocabulary:
             return None
         second = LearnedMatch(p2.doc_id, p2.key, "learned_title", p2.text)
         return LearnedMatch(p1.doc_id, p1.key, "learned_title", p1.text, also=second)
+
+    def _title_pair(
+        self,
+        question: str,
+        words: Tokens,
+        found: list[tuple[_Phrase, int]],
+        folded: bool,
+        best: LearnedMatch | None = None,
+    ) -> LearnedMatch | None:
+        """Two titles of one document's sections the question names together, the first in
+        question order, the second as its ``also`` ("toEqual vs toStrictEqual: when should
+        I use which?", where neither alone is what it asks; "AI literacy and Prohibited AI
+        practices", beside ``best``, the one that is). A third section, or a place whose
+        phrase titles several sections, names no pair (never a guess)."""
+        places = self._places(found, folded)
+        if not places:
+            return None
+        if best is not None:
+            return self._as_pair(question, words, places, (best.doc_id, best.key), folded)
+        sections = {(p.doc_id, p.key) for _, p in places}
+        if len(sections) != 2 or len({d for d, _ in sections}) != 1:
+            return None
+        return self._as_pair(
+            question, words, places, (places[0][1].doc_id, places[0][1].key), folded
+        )
 
     def claims(
         self,
