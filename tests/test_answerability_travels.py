@@ -113,6 +113,24 @@ def test_an_unknown_compound_of_written_words_does_not_veto(generic: Sectio) -> 
     )
 
 
+def test_a_typo_of_a_collection_word_does_not_veto(sx: Sectio) -> None:
+    router = names_read(sx.router("default"))
+    # "bleding" is one letter from the labels' "bleeding": a typo, weighed out
+    typo = router.ask("can a bleding disorder upset the stomach?", tenant="default")
+    report = typo.details.answerability
+    assert report is not None and report.signals.weighed == ["bleding"]
+    assert report.signals.rule not in ("subject", "unknown_name")
+    # written with a capital it is a name; two letters away, another word: both veto
+    for other in (
+        "can a Bleding disorder upset the stomach?",
+        "can a blexing disorder upset the stomach?",
+    ):
+        result = router.ask(other, tenant="default")
+        assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+        assert result.details.answerability is not None
+        assert result.details.answerability.signals.rule == "unknown_name"
+
+
 def test_a_strength_after_the_name_names_no_other_product(sx: Sectio) -> None:
     router = names_read(sx.router("default"))
     result = router.ask("aspirin 40mg what is it for", tenant="default")

@@ -9,6 +9,9 @@ the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
   in a row ("pvc": "PersistentVolumeClaim", "persistent volume claim"; a
   two-letter word in capitals gives both its letters: "gpai", "general-purpose
   AI"); or
+* it is a typo of a word the collection holds: written in small letters, one
+  edit from it, both of at least :data:`TYPO_LENGTH` letters ("panick" for
+  "panic"; "Flagger", one edit from "flagged", is written as a name); or
 * the collection writes it as two words: split in two parts of at least
   :data:`COMPOUND_PART` letters, the parts' terms stand side by side somewhere
   in the collection ("deepfakes": "deep fakes"; "healthcheck": "health check");
@@ -45,6 +48,8 @@ STRONG_MARGIN = 0.35
 #: is far from any one of its topics), the third (+0.19) stays stopped; see
 #: docs/decisions/2026-12-04-catalog-and-acronyms.md.
 CATALOG_STRONG_MARGIN = 0.30
+#: The shortest word (and the shortest word of the collection) read as a typo of another.
+TYPO_LENGTH = 5
 #: The shortest part of an unknown word read as two words the collection writes.
 COMPOUND_PART = 3
 #: The lengths of an abbreviation the evidence can explain by initials.
@@ -64,7 +69,10 @@ def weigh(ctx: RuleContext) -> tuple[list[str], list[str]]:
     kept = [
         w
         for w in unknown
-        if not strong and w not in initials and not written_apart(w, ctx.words.lexical, ctx.stats)
+        if not strong
+        and w not in initials
+        and not written_apart(w, ctx.words.lexical, ctx.stats)
+        and not (written_small(w, ctx.question) and misspelt(w, ctx.stats.words))
     ]
     return kept, [w for w in unknown if w not in kept]
 
@@ -78,6 +86,36 @@ def written_apart(word: str, lexical: LexicalEncoder, stats: TermStats) -> bool:
         if any((a, b) in stats.pairs for a in left for b in right):
             return True
     return False
+
+
+def written_small(word: str, question: str) -> bool:
+    """Whether ``question`` writes ``word`` in small letters only (a name is written with
+    capitals: "Flagger", one edit from "flagged", and "STRIDE" are names, not typos)."""
+    found = re.findall(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", question, re.IGNORECASE)
+    return bool(found) and all(f == f.lower() for f in found)
+
+
+def misspelt(word: str, words: frozenset[str]) -> bool:
+    """Whether ``word`` is one edit (a letter left out, added, changed, or two swapped)
+    from a word the collection holds, both of at least :data:`TYPO_LENGTH` letters and
+    the first letter kept: a typo of the collection's word ("panick" for "panic"), not
+    another name.
+
+    Example:
+        >>> misspelt("panick", frozenset({"panic"})), misspelt("pvc", frozenset({"pc"}))
+        (True, False)
+        >>> misspelt("zoloft", frozenset({"zolpidem"}))
+        False
+    """
+    if len(word) < TYPO_LENGTH:
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
+    near = {a + b[1:] for a, b in splits if b}
+    near |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    near |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    near |= {a + c + b for a, b in splits for c in letters}
+    return any(len(v) >= TYPO_LENGTH and v != word and v in words for v in near)
 
 
 def strong_evidence(ctx: RuleContext) -> bool:
