@@ -89,10 +89,27 @@ def written_apart(word: str, lexical: LexicalEncoder, stats: TermStats) -> bool:
 
 
 def written_small(word: str, question: str) -> bool:
-    """Whether ``question`` writes ``word`` in small letters only (a name is written with
-    capitals: "Flagger", one edit from "flagged", and "STRIDE" are names, not typos)."""
-    found = re.findall(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", question, re.IGNORECASE)
-    return bool(found) and all(f == f.lower() for f in found)
+    """Whether ``question`` writes ``word`` in small letters only, a capital opening the
+    question aside (a name is written with capitals: "Flagger", one edit from "flagged",
+    and "STRIDE" are names, not typos).
+
+    Example:
+        >>> written_small("panick", "Any help with panick attacks?"), written_small(
+        ...     "panick", "Panick attacks: what helps?"
+        ... )
+        (True, True)
+        >>> written_small("flagger", "What does Flagger do?"), written_small("stride", "STRIDE?")
+        (False, False)
+    """
+    opening = len(question) - len(question.lstrip())
+    found = list(
+        re.finditer(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", question, re.IGNORECASE)
+    )
+    return bool(found) and all(
+        m.group() == m.group().lower()
+        or (m.start() == opening and m.group()[1:] == m.group()[1:].lower())
+        for m in found
+    )
 
 
 def misspelt(word: str, words: frozenset[str]) -> bool:
