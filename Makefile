@@ -35,7 +35,8 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# One worker per core, a test module's tests on one worker (its module fixtures built once).
+# One worker per core; a module's tests (a class's, in a class) on one worker, so its
+# module fixtures are built once.
 unit: $(STAMP)
 	$(BIN)/pytest -n auto --dist loadscope
 

@@ -161,6 +161,10 @@ def test_two_titles_named_together_are_both_answered_whole_in_order(sx: Sectio) 
     assert _parts(result) == [("article_2", p) for p in range(3)] + [
         ("article_3", p) for p in range(3)
     ]
+    between = sx.ask(
+        "the difference between material scope and territorial scope", collection="reg"
+    )
+    assert between.details["sections"] == ["article_2", "article_3"]
     # one title is one section; a word more than the pair's titles makes no pair
     assert "sections" not in sx.ask("territorial scope", collection="reg").details
     more = sx.ask("material scope vs territorial scope for processors abroad", collection="reg")

@@ -9,9 +9,12 @@ the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
   in a row ("pvc": "PersistentVolumeClaim", "persistent volume claim"; a
   two-letter word in capitals gives both its letters: "gpai", "general-purpose
   AI"); or
-* it is a typo of a word the collection holds: written in small letters, one
-  edit from it, both of at least :data:`TYPO_LENGTH` letters ("panick" for
-  "panic"; "Flagger", one edit from "flagged", is written as a name); or
+* it is a typo of a word the evidence holds: written in small letters (a
+  capital opening the question aside), one edit from a word of the
+  collection, both of at least :data:`TYPO_LENGTH` letters, whose terms the
+  evidence has ("panick" for "panic"; "Flagger", one edit from "flagged", is
+  written as a name; "ambien", one edit from "ambient", finds no ambience in
+  the passages); or
 * the collection writes it as two words: split in two parts of at least
   :data:`COMPOUND_PART` letters, the parts' terms stand side by side somewhere
   in the collection ("deepfakes": "deep fakes"; "healthcheck": "health check");
@@ -30,6 +33,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+from sectio.retrieve.stats import evidence_terms
 
 if TYPE_CHECKING:
     from sectio.index.lexical import LexicalEncoder
@@ -72,9 +77,23 @@ def weigh(ctx: RuleContext) -> tuple[list[str], list[str]]:
         if not strong
         and w not in initials
         and not written_apart(w, ctx.words.lexical, ctx.stats)
-        and not (written_small(w, ctx.question) and misspelt(w, ctx.stats.words))
+        and not typo_in_evidence(w, ctx)
     ]
     return kept, [w for w in unknown if w not in kept]
+
+
+def typo_in_evidence(word: str, ctx: RuleContext) -> bool:
+    """Whether ``word`` is a typo of a word the evidence holds: written in small letters
+    (:func:`written_small`), one edit from a collection word (:func:`misspellings`)
+    whose terms the evidence has ("panick" where the passages say "panic"; "ambien" is
+    one edit from "ambient", which no passage about sleep holds)."""
+    if not ctx.outcome.evidence or not written_small(word, ctx.question):
+        return False
+    near = misspellings(word, ctx.stats.words)
+    if not near:
+        return False
+    held = evidence_terms(ctx.outcome.evidence, ctx.words.lexical)
+    return any(ctx.words.lexical.terms(v) & held for v in near)
 
 
 def written_apart(word: str, lexical: LexicalEncoder, stats: TermStats) -> bool:
@@ -112,27 +131,26 @@ def written_small(word: str, question: str) -> bool:
     )
 
 
-def misspelt(word: str, words: frozenset[str]) -> bool:
-    """Whether ``word`` is one edit (a letter left out, added, changed, or two swapped)
-    from a word the collection holds, both of at least :data:`TYPO_LENGTH` letters and
-    the first letter kept: a typo of the collection's word ("panick" for "panic"), not
-    another name.
+def misspellings(word: str, words: frozenset[str]) -> set[str]:
+    """The collection's words one edit (a letter left out, added, changed, or two swapped;
+    the first letter kept) from ``word``, both of at least :data:`TYPO_LENGTH` letters:
+    what ``word`` may be a typo of.
 
     Example:
-        >>> misspelt("panick", frozenset({"panic"})), misspelt("pvc", frozenset({"pc"}))
-        (True, False)
-        >>> misspelt("zoloft", frozenset({"zolpidem"}))
-        False
+        >>> misspellings("panick", frozenset({"panic", "panel"})), misspellings("pvc", {"pc"})
+        ({'panic'}, set())
+        >>> misspellings("zoloft", frozenset({"zolpidem"}))
+        set()
     """
     if len(word) < TYPO_LENGTH:
-        return False
+        return set()
     letters = "abcdefghijklmnopqrstuvwxyz"
     splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
     near = {a + b[1:] for a, b in splits if b}
     near |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
     near |= {a + c + b[1:] for a, b in splits if b for c in letters}
     near |= {a + c + b for a, b in splits for c in letters}
-    return any(len(v) >= TYPO_LENGTH and v != word and v in words for v in near)
+    return {v for v in near if len(v) >= TYPO_LENGTH and v != word and v in words}
 
 
 def strong_evidence(ctx: RuleContext) -> bool:

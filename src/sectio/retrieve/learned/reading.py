@@ -35,7 +35,8 @@ from sectio.retrieve.resolve_section import SectionMatch
 @dataclass(frozen=True)
 class Reading:
     """The section match after the learned step, the document it names (None: none) and
-    a second section the question numbers in that document (None: none)."""
+    a second section the question names in that document by number or title (None:
+    none)."""
 
     match: SectionMatch | None
     doc_id: str | None = None

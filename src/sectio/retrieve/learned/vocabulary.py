@@ -94,8 +94,9 @@ class LearnedSection:
     path: tuple[str, ...] = ()
 
 
-#: The words that say two titles are compared ("toEqual vs toStrictEqual"), not what is asked.
-_COMPARING = ("vs", "versus")
+#: The words that say two titles are compared ("toEqual vs toStrictEqual", "the difference
+#: between material scope and territorial scope"), not what is asked.
+_COMPARING = ("vs", "versus", "compare", "comparing", "comparison", "difference", "differences")
 
 
 @dataclass(frozen=True)
@@ -358,7 +359,9 @@ class LearnedVocabulary:
     def by_title(
         self, question: str, spans: Iterable[tuple[int, int]] = (), docs: Sequence[str] = ()
     ) -> LearnedMatch | None:
-        """The longest title phrase in ``question`` that names one section (see the module doc)."""
+        """The longest title phrase in ``question`` that names one section (see the module
+        doc); with a second title of its document beside it, the first of the two in the
+        question's order, the other as ``also`` (:meth:`_title_pair`)."""
         spans = sorted(set(spans))
         allowed = set(docs)
         code = code_words(question)
@@ -470,8 +473,10 @@ class LearnedVocabulary:
         """Two titles of one document's sections the question names together, the first in
         question order, the second as its ``also`` ("toEqual vs toStrictEqual: when should
         I use which?", where neither alone is what it asks; "AI literacy and Prohibited AI
-        practices", beside ``best``, the one that is). A third section, or a place whose
-        phrase titles several sections, names no pair (never a guess)."""
+        practices", beside ``best``, the one that is). A place whose phrase titles several
+        sections names no pair (never a guess); with no ``best``, neither does a third
+        section; beside ``best``, only its document's sections that are neither above nor
+        below it count, and exactly one of them must be there."""
         places = self._places(found, folded)
         if not places:
             return None

@@ -2,9 +2,12 @@
 
 Unless a passage is strong evidence by itself
 (:func:`~sectio.retrieve.answerability.weigh.strong_passage`) and no unknown name
-is among the terms: a question in its asker's words ("how long must a provider
-keep ...", "train our employees") where the corpus writes its own ("shall keep
-... for a period of ten years", "staff") covers little of its rare words, yet
+that carries the subject is among the terms (a typo, an abbreviation or a
+compound the weighing explains does not:
+:mod:`~sectio.retrieve.answerability.weigh`): a question in its asker's
+words ("how long must a provider keep ...", "train our employees") where the
+corpus writes its own ("shall keep ... for a period of ten years", "staff")
+covers little of its rare words, yet
 the model reads the passage that answers it. Measured on 2026-12-06 over the
 eleven sets: the off-topic questions this rule stops reach at most 0.24 over
 the floor, the answerable ones it stopped 0.15 to 0.38; see
@@ -32,7 +35,7 @@ class Coverage:
     def check(self, ctx: RuleContext) -> Verdict | None:
         if ctx.coverage >= ctx.settings.min_coverage:
             return None
-        if not ctx.unknown and strong_passage(ctx):
+        if not ctx.unweighed and strong_passage(ctx):
             return None
         uncovered = [t.word for t in ctx.terms if not t.covered]
         reason = SUBJECT_NOT_IN_CORPUS if ctx.unknown else WEAK_EVIDENCE

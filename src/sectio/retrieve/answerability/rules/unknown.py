@@ -8,16 +8,15 @@ question (:attr:`~sectio.retrieve.answerability.context.RuleContext.asks`):
 ``subject_not_in_corpus``, ``uncovered`` naming the words. A query that is no
 question (keywords: "CCPA opt-out requirements for automated decision-making",
 "HIPAA rules for using AI on patient records"; or a claim to check) abstains
-only for the unknown name it opens with: that is its subject, where a claim's
-other names (genes and species the corpus writes another way) are details.
+only for an unknown name that is its first salient word ("The HIPAA rules
+for AI", "2024 CCPA opt-out"): that is its subject, where a claim's other
+names (genes and species the corpus writes another way) are details.
 """
 
 from __future__ import annotations
 
 from sectio.retrieve.answerability.context import PLANNER_ROUTE, RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
-from sectio.retrieve.text import tokens
-from sectio.retrieve.words import plain_words
 
 
 class UnknownName:
@@ -33,6 +32,6 @@ class UnknownName:
         elif ctx.question.rstrip().endswith("."):
             return None  # a sentence: a claim to check
         else:
-            first = tokens(plain_words(ctx.question))[:1]
-            kept = [w for w in ctx.unweighed if w in first]
+            first = ctx.terms[0].word if ctx.terms else None
+            kept = [w for w in ctx.unweighed if w == first]
         return ctx.decide(self.name, SUBJECT_NOT_IN_CORPUS, kept) if kept else None
