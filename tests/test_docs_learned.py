@@ -287,18 +287,27 @@ def test_ingest_stores_the_docs_vocabulary_the_next_process_reads(tmp_path: Path
         assert stored.load(scope) is not None
 
 
-def _api_vocabulary(tmp_path: Path):  # type: ignore[no-untyped-def]
+def _expect_page(tmp_path: Path, matchers: str) -> Path:
+    """A docs tree of one API page whose "Matchers" heading holds ``matchers`` (its
+    headings and texts); the tree's root."""
     page = tmp_path / "tree" / "docs" / "expect.md"
     page.parent.mkdir(parents=True)
     page.write_text(
-        "# Expect\n\nAssertions on values.\n\n## Matchers\n\nEvery matcher.\n\n"
+        "# Expect\n\nAssertions on values.\n\n## Matchers\n\nEvery matcher.\n\n" + matchers,
+        encoding="utf-8",
+    )
+    return tmp_path / "tree"
+
+
+def _api_vocabulary(tmp_path: Path):  # type: ignore[no-untyped-def]
+    tree = _expect_page(
+        tmp_path,
         "### .toBe(value)\n\nCompares with Object.is.\n\n"
         "### .toEqual(value)\n\nCompares recursively.\n\n"
         "### .toHaveBeenCalledWith(arg1, arg2, ...)\n\nChecks the arguments of a call.\n\n"
         "### beforeAll(fn, timeout)\n\nRuns once before the tests.\n",
-        encoding="utf-8",
     )
-    return docs_vocabulary([r.model_dump() for r in read_markdown(tmp_path / "tree")])
+    return docs_vocabulary([r.model_dump() for r in read_markdown(tree)])
 
 
 @pytest.mark.parametrize(
@@ -335,17 +344,14 @@ def test_two_headings_named_together_are_a_pair_in_question_order(tmp_path: Path
 
 
 def test_the_planner_reads_both_headings_of_a_pair_whole(tmp_path: Path) -> None:
-    page = tmp_path / "tree" / "docs" / "expect.md"
-    page.parent.mkdir(parents=True)
-    page.write_text(
-        "# Expect\n\nAssertions on values.\n\n## Matchers\n\nEvery matcher.\n\n"
+    tree = _expect_page(
+        tmp_path,
         "### .toBe(value)\n\nCompares with Object.is.\n\n"
         "### .toEqual(value)\n\nCompares recursively.\n\nIgnores undefined properties.\n\n"
         "### .toStrictEqual(value)\n\nAlso checks undefined properties and types.\n",
-        encoding="utf-8",
     )
     with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as sx:
-        sx.ingest(tmp_path / "tree", fmt="markdown", collection="api")
+        sx.ingest(tree, fmt="markdown", collection="api")
         result = sx.ask("toEqual vs toStrictEqual: when should I use which?", collection="api")
     facts = result.details.section_resolution
     assert facts is not None and facts.via == "learned_title"

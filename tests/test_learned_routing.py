@@ -17,6 +17,7 @@ import pytest
 
 from sectio import Sectio, Settings
 from sectio.contract.profile import CorpusProfile, load_profile
+from sectio.contract.result import RetrievalResult
 from sectio.errors import ProfileError
 from sectio.retrieve.learned import LearnedVocabulary
 from sectio.retrieve.learned.numbers import Number, question_refs, title_number
@@ -139,28 +140,25 @@ def test_a_numbered_reference_answers_that_section_whole(
     assert result.decision == "ANSWERABLE"
 
 
+def _answered_whole_in_order(result: RetrievalResult, first: str, second: str) -> None:
+    """``first`` then ``second`` read whole on the section route, ``second`` as ``also``."""
+    assert (result.route, result.resolved_section_key) == ("section", first)
+    assert result.details["sections"] == [first, second]
+    assert result.details["section_resolution"]["also"]["section_key"] == second
+    assert _parts(result) == [(first, p) for p in range(3)] + [(second, p) for p in range(3)]
+
+
 def test_two_numbered_sections_are_both_answered_whole_in_order(sx: Sectio) -> None:
     result = sx.ask("compare article 17 and Art. 18 of the DSR", collection="reg")
-    assert (result.route, result.resolved_section_key) == ("section", "article_17")
-    assert result.details["sections"] == ["article_17", "article_18"]
-    assert result.details["section_resolution"]["also"]["section_key"] == "article_18"
-    assert _parts(result) == [("article_17", p) for p in range(3)] + [
-        ("article_18", p) for p in range(3)
-    ]
+    _answered_whole_in_order(result, "article_17", "article_18")
     # one number, one section; a number the document lacks adds none
     assert "sections" not in sx.ask("article 17 and article 99", collection="reg").details
 
 
 def test_two_titles_named_together_are_both_answered_whole_in_order(sx: Sectio) -> None:
-    # "territorial scope" claims the question alone; the title beside it joins it as a pair,
-    # in the question's order
+    # neither title alone is what it asks; together they are, in the question's order
     result = sx.ask("material scope vs territorial scope of the regulation", collection="reg")
-    assert (result.route, result.resolved_section_key) == ("section", "article_2")
-    assert result.details["sections"] == ["article_2", "article_3"]
-    assert result.details["section_resolution"]["also"]["section_key"] == "article_3"
-    assert _parts(result) == [("article_2", p) for p in range(3)] + [
-        ("article_3", p) for p in range(3)
-    ]
+    _answered_whole_in_order(result, "article_2", "article_3")
     between = sx.ask(
         "the difference between material scope and territorial scope", collection="reg"
     )
