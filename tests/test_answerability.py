@@ -553,6 +553,13 @@ def test_possessives_and_contractions_are_not_unknown_names() -> None:
     assert capitalised_words("Istio doesn't work with Flux's UI") == ["flux", "ui"]
 
 
+def test_a_question_opening_with_a_version_opens_with_the_word_after_it() -> None:
+    # "Unable" is the question's first word, not a name written with a capital inside it
+    assert capitalised_words("1.3.0-rc4 Unable to provide helm valuesFiles?") == []
+    assert capitalised_words("v3.5: Unable to sync with Flux") == ["flux"]
+    assert capitalised_words("Unable to sync 1.3.0 with Flux") == ["flux"]
+
+
 def test_capitalised_parts_of_hyphenated_words_are_read_as_the_terms_split_them() -> None:
     # the salient terms split "Envoy-based" into envoy + based: a guest name must be a term
     question = "How does Envoy-based tracing work with non-Istio services and kube-proxy?"

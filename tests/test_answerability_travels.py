@@ -442,6 +442,18 @@ def test_keywords_that_open_with_an_unknown_name_abstain(generic: Sectio) -> Non
         assert kept.signals.rule != "unknown_name"
 
 
+def test_words_written_one_content_word_apart_are_written_together(generic: Sectio) -> None:
+    # "Copyright holders grant permission": holders and permission stand one word apart
+    near = generic.ask("Which holders have permission?", collection="g")
+    assert near.details.answerability is not None
+    assert near.details.answerability.signals.rule != "unseen_pairs"
+    # copyright and permission stand two words apart: not written together
+    far = generic.ask("Which copyright has permission?", collection="g")
+    report = far.details.answerability
+    assert report is not None and report.signals.rule == "unseen_pairs"
+    assert (far.decision, report.uncovered) == ("ABSTAIN", ["copyright", "permission"])
+
+
 def test_term_pairs_are_read_per_field_in_either_order() -> None:
     from sectio.index.lexical import LexicalEncoder
     from sectio.retrieve.stats import TermStats
@@ -457,6 +469,9 @@ def test_term_pairs_are_read_per_field_in_either_order() -> None:
     assert (caret, req) in stats.pairs and (req, caret) in stats.pairs
     assert (pin, ver) in stats.pairs  # "your" is a stopword: skipped
     assert (req, pin) not in stats.pairs  # a title does not run into its text
+    (care,) = sorted(lexical.terms("care"))
+    assert (pin, care) not in stats.pairs and stats.pairs.near(pin, care)  # one word apart
+    assert stats.pairs.near(care, pin) and not stats.pairs.near(caret, pin)
 
 
 def test_a_common_word_inside_a_file_name_is_a_name(generic: Sectio) -> None:

@@ -36,16 +36,22 @@ CLASS_SHARE = 0.15
 class TermPairs:
     """Which BM25 terms a tenant writes next to each other (stopwords skipped, either
     order): "pin requirements" is a pair of a corpus that writes "pin your requirements".
+    It also keeps the pairs written one content word apart (:meth:`near`): "rules
+    ... fines" of "rules on administrative fines".
 
-    Kept as one sorted array of 64-bit keys (8 bytes a pair).
+    Kept as two sorted arrays of 64-bit keys (8 bytes a pair): ``keys`` side by side,
+    ``apart`` one word apart.
 
     Example:
-        >>> pairs = TermPairs.of([[3, 5, 8]])
+        >>> pairs = TermPairs.of([[3, 5, 8, 9]])
         >>> (5, 3) in pairs, (3, 5) in pairs, (3, 8) in pairs, len(pairs)
-        (True, True, False, 4)
+        (True, True, False, 6)
+        >>> pairs.near(3, 8), pairs.near(8, 3), pairs.near(3, 9)
+        (True, True, False)
     """
 
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    apart: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @staticmethod
     def key(a: Any, b: Any) -> Any:
@@ -55,22 +61,33 @@ class TermPairs:
     @classmethod
     def of(cls, runs: Iterable[Sequence[int]]) -> TermPairs:
         """The pairs of each run of term ids (one text's content terms, in order)."""
-        parts: list[np.ndarray] = []
+        parts: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
         for run in runs:
-            if len(run) < 2:
-                continue
             ids = np.asarray(run, dtype=np.int64)
-            a, b = ids[:-1], ids[1:]
-            parts.extend((cls.key(a, b), cls.key(b, a)))
-        keys = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
-        return cls(keys)
+            for gap, out in enumerate(parts, start=1):
+                if len(ids) > gap:
+                    a, b = ids[:-gap], ids[gap:]
+                    out.extend((cls.key(a, b), cls.key(b, a)))
+        return cls(*(cls._sorted(out) for out in parts))
+
+    @staticmethod
+    def _sorted(parts: list[np.ndarray]) -> np.ndarray:
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+    @staticmethod
+    def _holds(keys: np.ndarray, k: int) -> bool:
+        i = int(np.searchsorted(keys, k))
+        return i < len(keys) and int(keys[i]) == k
 
     def __contains__(self, pair: object) -> bool:
         if not isinstance(pair, tuple) or len(pair) != 2:
             return False
-        k = self.key(int(pair[0]), int(pair[1]))
-        i = int(np.searchsorted(self.keys, k))
-        return i < len(self.keys) and int(self.keys[i]) == k
+        return self._holds(self.keys, self.key(int(pair[0]), int(pair[1])))
+
+    def near(self, a: int, b: int) -> bool:
+        """Whether ``a`` and ``b`` are written side by side or one content word apart."""
+        k = self.key(int(a), int(b))
+        return self._holds(self.keys, k) or self._holds(self.apart, k)
 
     def __len__(self) -> int:
         return len(self.keys)

@@ -2,7 +2,7 @@
 
 What the answerability rules know of a collection's words (:class:`TermStats`:
 document frequencies, every word, the section headings, the pairs written side
-by side) is read from all of a tenant's points. Computed at the first query,
+by side or one word apart) is read from all of a tenant's points. Computed at the first query,
 that read cost every new process (a CLI ``ask``, a restarted server) seconds on
 a large docs tree. It is measured where a write of a tenant ends instead (with
 the answerability calibration: :func:`sectio.retrieve.calibration.refresh_tenants`)
@@ -53,7 +53,7 @@ from sectio.retrieve.stats import TermPairs, TermStats
 
 #: The stored arrays' layout; raise it when :func:`to_arrays` changes (a change of what
 #: :meth:`TermStats.from_payloads` counts is caught by :func:`code_fingerprint`).
-STATS_FORMAT = 1
+STATS_FORMAT = 2
 #: The folder, in a collection's version folder, of the stored statistics.
 STATS_FOLDER = "term_stats"
 #: Points read per page when measuring.
@@ -130,6 +130,7 @@ def to_arrays(stats: TermStats, digest: str) -> dict[str, np.ndarray]:
         "words": _lines(words),
         "headings": _lines(headings),
         "pairs": stats.pairs.keys,
+        "pairs_apart": stats.pairs.apart,
     }
 
 
@@ -142,7 +143,10 @@ def from_arrays(arrays: dict[str, np.ndarray], digest: str) -> TermStats | None:
     words = frozenset(_read_lines(arrays["words"], int(meta["words"])))
     lines = _read_lines(arrays["headings"], int(meta["headings"]))
     headings = frozenset(tuple(h.split(" ")) if h else () for h in lines)
-    pairs = TermPairs(np.asarray(arrays["pairs"], dtype=np.int64))
+    pairs = TermPairs(
+        np.asarray(arrays["pairs"], dtype=np.int64),
+        np.asarray(arrays["pairs_apart"], dtype=np.int64),
+    )
     return TermStats(int(meta["chunks"]), df, words, headings, pairs)
 
 

@@ -23,6 +23,9 @@ _BARE_CONTRACTION = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
+#: What a question may open with before its first word: numbers and versions
+#: ("1.3.0-rc4", "v3.5", "2)"), each followed by a space.
+_OPENING_NUMBERS = re.compile(r"^(?:\s*[^\sA-Za-z]*[vV]?\d\S*\s+)+")
 
 
 def plain_words(question: str) -> str:
@@ -86,21 +89,24 @@ def code_words(question: str) -> frozenset[str]:
 def capitalised_words(question: str) -> list[str]:
     """The words written with a capital inside the question (not its first word), lowercased.
 
-    A hyphenated compound gives its parts written with a capital, as the
-    question's terms split it ("Envoy-based" -> "envoy", "non-Istio" -> "istio").
-    A word of the language written in capitals by custom (:data:`WORDS_IN_CAPITALS`:
-    "OK", "ID", "US") is not a name.
+    The first word is the first one the question writes after any number or version it
+    opens with ("1.3.0-rc4 Unable to provide ...": "Unable" opens it). A hyphenated
+    compound gives its parts written with a capital, as the question's terms split it
+    ("Envoy-based" -> "envoy", "non-Istio" -> "istio"). A word of the language written
+    in capitals by custom (:data:`WORDS_IN_CAPITALS`: "OK", "ID", "US") is not a name.
 
     Example:
         >>> capitalised_words("What is Istio? How does Envoy-based non-Flux work")
         ['istio', 'how', 'envoy', 'flux']
         >>> capitalised_words("Is it OK to put the session ID in a URL with Go?")
         ['url', 'go']
+        >>> capitalised_words("v3.5 Unable to sync with Flux")
+        ['flux']
     """
-    words = _WORD.findall(plain_words(question))
+    words = _WORD.findall(_OPENING_NUMBERS.sub("", plain_words(question)))[1:]
     return [
         p.lower()
-        for w in words[1:]
+        for w in words
         for p in w.split("-")
         if p[:1].isupper() and not (p.isupper() and p.lower() in WORDS_IN_CAPITALS)
     ]

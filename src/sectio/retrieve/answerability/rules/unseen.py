@@ -6,9 +6,11 @@ for breach of contract in California?" on licence texts) passes coverage:
 each word is somewhere in the collection. What the collection never does is
 write them side by side. Where terms decide (``subject = "terms"``), a
 question on a ranked route whose known salient terms make at least one
-adjacent pair, none of which the collection writes next to each other
-(stopwords skipped, either order: :class:`~sectio.retrieve.stats.TermPairs`),
-abstains (``subject_not_in_corpus``, the pairs' words uncovered) unless the
+adjacent pair, none of which the collection writes next to each other or one
+content word apart (stopwords skipped, either order:
+:meth:`~sectio.retrieve.stats.TermPairs.near`; "fines for breaking the rules"
+where the AI Act writes "rules on administrative fines"), abstains
+(``subject_not_in_corpus``, the pairs' words uncovered) unless the
 evidence is strong (:func:`~sectio.retrieve.answerability.weigh.strong_evidence`).
 
 Not on a drug corpus (``subject = "document"``): consumers write conditions
@@ -45,7 +47,7 @@ class UnseenPairs:
         if not pairs:
             return None
         written = ctx.stats.pairs
-        if any((a, b) in written for x, y in pairs for a in x.ids for b in y.ids):
+        if any(written.near(a, b) for x, y in pairs for a in x.ids for b in y.ids):
             return None
         if strong_evidence(ctx):
             return None
