@@ -380,3 +380,27 @@ def test_a_call_heading_named_as_code_is_a_named_heading() -> None:
     )
     assert not names_heading("to be or not", ("to", "be", "or", "not"), headings)
     assert not names_heading("what does tobe do", ("what", "does", "tobe", "do"), headings)
+
+
+def test_a_heading_the_question_writes_goes_first_among_the_rows_found(tmp_path: Path) -> None:
+    # the question writes "brew-codemods" but asks more than it (no section is read whole);
+    # BM25 finds the page's introduction first (migrate, Mocha, suites): the titled section
+    # is put first among the rows the plan keeps, which stay the same rows
+    page = tmp_path / "tree" / "docs" / "migrate.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "# Migrating\n\nMigrate your tests from Mocha: migrate the Mocha suites, migrate the "
+        "Mocha mocks, migrate the tests.\n\n## brew-codemods\n\nA tool that rewrites files.\n\n"
+        "## Hops\n\nHops are added late in the boil.\n\n## Yeast\n\nPitch the yeast cold. "
+        "Keep the yeast at the temperature of the recipe.\n",
+        encoding="utf-8",
+    )
+    question = "Can brew-codemods migrate my Mocha suites and mocks without the boil?"
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(tmp_path / "tree", fmt="markdown", collection="m")
+        result = s.ask(question, collection="m", record=False)
+    assert result.route == "docs_plan" and result.resolved_section_key is None  # not named
+    keys = [e.section_key for e in result.evidence]
+    assert keys[0] == "migrating/brew-codemods" and "migrating" in keys
+    hybrid = next(st for st in result.details["steps"] if st["step"] == "hybrid")
+    assert hybrid["titled_first"] == ["migrating/brew-codemods"]

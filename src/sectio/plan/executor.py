@@ -16,7 +16,9 @@ Steps, in order:
    (``VectorIndex.search_fused``, the scope's one fusion setting) over the
    plan's layers under the hard filters, then re-ordered by the soft
    preferences (boosts in units of the fusion value of a point first in every
-   list, so they change order, never membership);
+   list, so they change order, never membership); among the plan's first
+   ``limit`` rows, those of a section whose own title the question writes go
+   first (:func:`titled_first`);
 4. **merge**: seeds first, then hybrid rows, each chunk once, at most
    :data:`MAX_ROWS_PER_DOC` hybrid rows per document, cut to the plan's limit;
    places the cap left free go to the rows it passed over, in their hybrid
@@ -319,6 +321,7 @@ class PlanExecutor:
         question: str,
         section: tuple[str, str] | None = None,
         also: tuple[str, str] | None = None,
+        titled: frozenset[tuple[str, str]] = frozenset(),
     ) -> Execution:
         """Run ``plan`` for ``question``; rows in merge order.
 
@@ -327,7 +330,9 @@ class PlanExecutor:
         section it names beside the first), exact-path seeds for the plan's doc
         hints, substring seeds for the hints no path matches, then hybrid search over
         the plan's layers; seeds come first in the merge, hybrid rows fill up to the
-        limit (``plan.limit`` rows beside the section's).
+        limit (``plan.limit`` rows beside the section's). Among the first ``plan.limit``
+        hybrid rows, those of a ``titled`` section (one whose own title the question
+        writes: :func:`titled_first`) go first.
         """
         vec = self.embedder.embed_query(question)
         sparse = self.collection.lexical.encode_query(question)
@@ -342,8 +347,11 @@ class PlanExecutor:
             steps.append({"step": SECTION, "hint": hint, "rows": [r.chunk_id for r in rows]})
         seeded, dropped = self._seeds(plan, vec, sparse, steps)
         hybrid, hybrid_dropped = self._hybrid_candidates(plan, vec, sparse)
+        hybrid, first = titled_first(hybrid, titled, plan.limit)
         dropped += hybrid_dropped
         steps.append({"step": HYBRID, "candidates": len(hybrid)})
+        if first:
+            steps[-1]["titled_first"] = first
         merged = plan.model_copy(update={"limit": plan.limit + len(whole)}) if whole else plan
         rows, omitted = self._merge(merged, vec, whole + seeded, hybrid)
         steps[-1]["rows"] = [r.chunk_id for r in rows if r.step == HYBRID]
@@ -484,3 +492,41 @@ __all__ = [
     "PlannedRow",
     "cover_prefixes",
 ]
+
+
+def titled_first(
+    hybrid: list[tuple[float, int, StoredPoint]],
+    titled: frozenset[tuple[str, str]],
+    limit: int,
+) -> tuple[list[tuple[float, int, StoredPoint]], list[str]]:
+    """``hybrid`` with the rows of a ``titled`` section (``(doc_id, section_key)``), or of
+    a section below it, among its first ``limit`` put first, in their order, and their
+    section keys.
+
+    A question that writes a section's title ("How do I use jest-codemods to migrate my
+    Mocha tests?") without the title being all it asks (so the section is not read
+    whole) still has that section first when retrieval agrees it is close: the order
+    of the rows the plan keeps changes, never which rows they are.
+
+    Example:
+        >>> from sectio.index.port import StoredPoint
+        >>> row = lambda i, key: (1 - i / 10, i, StoredPoint(str(i), {"doc_id": "d",
+        ...     "section_key": key}))
+        >>> rows, keys = titled_first([row(0, "a"), row(1, "b/x"), row(2, "b")], {("d", "b")}, 3)
+        >>> [r[2].payload["section_key"] for r in rows], keys
+        (['b/x', 'b', 'a'], ['b/x', 'b'])
+        >>> titled_first([row(0, "a"), row(1, "c"), row(2, "b")], {("d", "b")}, 2)[1]
+        []
+    """
+    head = hybrid[:limit]
+    first = [t for t in head if _under(t[2].payload, titled)]
+    if not first:
+        return hybrid, []
+    keys = list(dict.fromkeys(str(t[2].payload.get("section_key")) for t in first))
+    return first + [t for t in head if t not in first] + hybrid[limit:], keys
+
+
+def _under(payload: dict[str, Any], sections: frozenset[tuple[str, str]]) -> bool:
+    """Whether the row is of one of ``sections`` or of a section below one."""
+    doc_id, key = payload.get("doc_id"), str(payload.get("section_key") or "")
+    return any(doc_id == d and (key == k or key.startswith(f"{k}/")) for d, k in sections)

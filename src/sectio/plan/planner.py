@@ -125,7 +125,14 @@ class DocsPlanner:
         second = (section[0], also.key) if section is not None and also is not None else None
         if request.section_key:
             section = caller_section(scope, request, route.anchors.target_doc_hints)
-        execution = PlanExecutor(scope, catalog).execute(plan, request.question, section, second)
+        titled = (
+            self.titled_sections(scope, request, route.anchors.target_doc_hints)
+            if section is None
+            else frozenset()
+        )
+        execution = PlanExecutor(scope, catalog).execute(
+            plan, request.question, section, second, titled=titled
+        )
         if request.section_key:
             execution.rows = [
                 r
@@ -167,6 +174,19 @@ class DocsPlanner:
             return None
         docs = (request.doc_id,) if request.doc_id else tuple(pages)
         return vocab.match(request.question, docs)
+
+    def titled_sections(
+        self, scope: ReadScope, request: AskRequest, pages: Sequence[str] = ()
+    ) -> frozenset[tuple[str, str]]:
+        """The sections whose own title the question writes though it names none of them
+        (:meth:`~sectio.plan.sections.DocsVocabulary.titled`; of the caller's page, else of
+        the ``pages`` the question names when it names any): the executor puts their
+        rows first when retrieval finds them (:func:`~sectio.plan.executor.titled_first`)."""
+        vocab = None if request.section_key else self.vocabularies.get(scope)
+        if vocab is None:
+            return frozenset()
+        docs = (request.doc_id,) if request.doc_id else tuple(pages)
+        return vocab.titled(request.question, docs)
 
 
 #: How many of a section key's chunks are read to find the pages that hold it.

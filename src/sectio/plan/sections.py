@@ -116,6 +116,11 @@ class DocsVocabulary:
         a FAQ entry), of ``docs`` only when given; None when none or several."""
         return self.learned.match(question, (), docs) or asked_heading(self, question, docs)
 
+    def titled(self, question: str, docs: Sequence[str] = ()) -> frozenset[tuple[str, str]]:
+        """The sections whose own title ``question`` writes (of ``docs`` when given), named
+        or not (:meth:`~sectio.retrieve.learned.LearnedVocabulary.titled`)."""
+        return self.learned.titled(question, docs)
+
 
 @dataclass
 class _Heading:

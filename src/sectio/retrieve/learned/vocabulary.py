@@ -389,6 +389,38 @@ class LearnedVocabulary:
                 return pair
         return self.by_cue(substitute_names(tokens(question), spans), allowed)
 
+    def titled(self, question: str, docs: Sequence[str] = ()) -> frozenset[tuple[str, str]]:
+        """The sections whose own title the question writes, whether or not it is what
+        the question asks (:meth:`claims`), as ``(doc_id, key)``: a title of two words or
+        more, or one written as code, that exactly one section of ``docs`` (any document
+        when empty) has.
+
+        Example:
+            >>> v = LearnedVocabulary.from_payloads([
+            ...     {"doc_id": "m", "section_key": "codemods", "section_title": "jest-codemods"},
+            ...     {"doc_id": "m", "section_key": "intro", "section_title": "Introduction"},
+            ... ])
+            >>> v.match("How do I use jest-codemods to migrate my Mocha tests?") is None
+            True
+            >>> sorted(v.titled("How do I use jest-codemods to migrate my Mocha tests?"))
+            [('m', 'codemods')]
+        """
+        allowed = set(docs)
+        words = tokens(question)
+        out: set[tuple[str, str]] = set()
+        hits = self._index.hits(
+            words, folded=False, units=self.units, identifiers=code_words(question)
+        )
+        for p, _at in hits:
+            if p.doc_id is None or not self._usable(p, allowed):
+                continue
+            owners = {
+                (q.doc_id, q.key) for q in self._index.exact[p.exact[0]] if q.exact == p.exact
+            }
+            if len(owners) == 1:
+                out.add((p.doc_id, p.key))
+        return frozenset(out)
+
     def _claimed(
         self,
         question: str,
