@@ -132,6 +132,14 @@ def test_the_initials_of_the_headings_above_are_where_a_heading_is(tmp_path: Pat
     assert v.match("mash efficiency loss as an XYZ rule") is None  # two words more: not named
 
 
+def test_a_heading_above_written_in_the_plural_is_where_a_heading_is(tmp_path: Path) -> None:
+    # "calculations" is the page title's "Calculation" in the plural: where, not what
+    v = docs_vocabulary([r.model_dump() for r in read_markdown(_hop_yield_page(tmp_path))])
+    found = v.learned.match("What is the mash efficiency loss of hop yield calculations?")
+    assert found is not None and found.key == "hop-yield-calculation/mash-efficiency-loss"
+    assert v.learned.match("What is the mash efficiency loss of hop yield estimates?") is None
+
+
 def test_what_a_page_says_about_a_heading_names_it(tmp_path: Path) -> None:
     v = docs_vocabulary([r.model_dump() for r in read_markdown(_hop_yield_page(tmp_path))])
     # "what does X say about <heading>": "say" asks what the text says, it is not asked

@@ -86,6 +86,19 @@ def code_words(question: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def singular(word: str) -> str:
+    """A light plural fold, the same on both sides of a comparison ("cookies" -> "cookie",
+    "headers" -> "header"; not "class", "status", "analysis", nor a word of three letters).
+
+    Example:
+        >>> [singular(w) for w in ("cookies", "class", "status", "analysis", "gas", "tests")]
+        ['cookie', 'class', 'status', 'analysis', 'gas', 'test']
+    """
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
 def capitalised_words(question: str) -> list[str]:
     """The words written with a capital inside the question (not its first word), lowercased.
 

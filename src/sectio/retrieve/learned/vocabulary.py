@@ -60,7 +60,7 @@ from sectio.retrieve.learned.numbers import (
 )
 from sectio.retrieve.resolve_section import substitute_names
 from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
-from sectio.retrieve.words import code_words, finder_words
+from sectio.retrieve.words import code_words, finder_words, singular
 
 #: A shared key is one at least this many documents have (and half of them).
 SHARED_MIN_DOCS = 3
@@ -534,7 +534,8 @@ class LearnedVocabulary:
         Yes in quotes, or beside a unit word ("the Pacing section"; with ``cue_extra``
         set, when the question holds at most that many salient words more); else when the
         question's salient words outside it (and outside the names, the section's
-        ``context``: the headings above it, the words that ask what a text says,
+        ``context``: the headings above it, in the singular or the plural, "cookies"
+        under "SameSite Cookie Attribute"; the words that ask what a text says,
         "What does the GDPR *say* about ...": :func:`~sectio.retrieve.words.finder_words`,
         and the examples written right after it, "custom verbs *like MKCOL*")
         are at most a third as many as its own words.
@@ -547,6 +548,7 @@ class LearnedVocabulary:
             return True
         asking = finder_words(question)
         examples = range(end, _examples_end(words, end))
+        where = {singular(w) for w in context}
         extra = [
             w
             for j, w in enumerate(words)
@@ -554,7 +556,7 @@ class LearnedVocabulary:
             and j not in examples
             and w not in self.units
             and w != "it"
-            and w not in context
+            and singular(w) not in where
             and w not in asking
             and self._salient(w)
         ]
