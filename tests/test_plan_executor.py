@@ -210,6 +210,23 @@ def test_soft_preferences_change_order_only(docs_sectio: Sectio) -> None:
     )
 
 
+def test_a_question_orders_the_rows_it_keeps_by_its_own_fusion(docs_home: Path) -> None:
+    # a question fuses with its lexical trust, as `search` fuses it: the rows kept are
+    # chosen with the tuned weights (answerability reads the same rows), their order
+    # follows the question; keywords are not a question and keep the tuned order
+    asked = "Which service sends the invoice after checkout?"
+    rows: dict[str, list[list[str]]] = {}
+    for tag, trust in (("on", 0.02), ("off", 0.0)):
+        with Sectio(Settings(home=docs_home, embedder="fake", hybrid_trust_span=trust)) as sx:
+            rows[tag] = [
+                [r.chunk_id for r in executor(sx).execute(plan(limit=4), q).rows]
+                for q in (asked, "orders")
+            ]
+    (question_on, keywords_on), (question_off, keywords_off) = rows["on"], rows["off"]
+    assert set(question_on) == set(question_off) and question_on != question_off
+    assert keywords_on == keywords_off
+
+
 def test_answer_end_to_end(docs_sectio: Sectio) -> None:
     result = answer(docs_sectio, "Where is checkout-flow.md?")
     assert result.route == "docs_plan"

@@ -16,9 +16,10 @@ Steps, in order:
    (``VectorIndex.search_fused``, the scope's one fusion setting) over the
    plan's layers under the hard filters, then re-ordered by the soft
    preferences (boosts in units of the fusion value of a point first in every
-   list, so they change order, never membership); among the plan's first
-   ``limit`` rows, those of a section whose own title the question writes go
-   first (:func:`titled_first`);
+   list, so they change order, never membership); the plan's first ``limit``
+   rows are then ordered as the question fuses them, with its lexical trust, as
+   ``search`` does (:func:`question_order`), and among them those of a section
+   whose own title the question writes go first (:func:`titled_first`);
 4. **merge**: seeds first, then hybrid rows, each chunk once, at most
    :data:`MAX_ROWS_PER_DOC` hybrid rows per document, cut to the plan's limit;
    places the cap left free go to the rows it passed over, in their hybrid
@@ -52,9 +53,10 @@ from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint, best_cosine
 from sectio.plan.catalog import DocsCatalog
 from sectio.plan.models import RetrievalPlan
+from sectio.retrieve.fusion import fuse
 from sectio.retrieve.reads import retrieve_points, scroll_all
 from sectio.retrieve.scope import ReadScope
-from sectio.retrieve.search import fused_top
+from sectio.retrieve.search import Ranks, fused_top
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +244,18 @@ class PlanExecutor:
         limit: int,
         pool: int,
     ) -> list[StoredPoint]:
-        points, _ = fused_top(
+        return self._fused_lists(question_vec, sparse, where, limit, pool)[0]
+
+    def _fused_lists(
+        self,
+        question_vec: Any,
+        sparse: Any,
+        where: Where,
+        limit: int,
+        pool: int,
+    ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
+        """:meth:`_fused`'s points (tenant re-checked) and the ranked lists it fused."""
+        points, lists = fused_top(
             self.collection.index,
             question_vec,
             sparse,
@@ -252,7 +265,7 @@ class PlanExecutor:
             self.scope.fusion,
             with_vectors=True,
         )
-        return self.scope.guard.keep(points, self.tenant, "docs_plan")
+        return self.scope.guard.keep(points, self.tenant, "docs_plan"), lists
 
     def _seed_path(
         self, path: str, plan: RetrievalPlan, vec: Any, sparse: Any, per_hint: int
@@ -346,7 +359,7 @@ class PlanExecutor:
             hint = f"{named[0]}#{named[1]}"
             steps.append({"step": SECTION, "hint": hint, "rows": [r.chunk_id for r in rows]})
         seeded, dropped = self._seeds(plan, vec, sparse, steps)
-        hybrid, hybrid_dropped = self._hybrid_candidates(plan, vec, sparse)
+        hybrid, hybrid_dropped = self._hybrid_candidates(plan, question, vec, sparse)
         hybrid, first = titled_first(hybrid, titled, plan.limit)
         dropped += hybrid_dropped
         steps.append({"step": HYBRID, "candidates": len(hybrid)})
@@ -406,18 +419,26 @@ class PlanExecutor:
         return seeded, dropped
 
     def _hybrid_candidates(
-        self, plan: RetrievalPlan, vec: Any, sparse: Any
+        self, plan: RetrievalPlan, question: str, vec: Any, sparse: Any
     ) -> tuple[list[tuple[float, int, StoredPoint]], int]:
-        """Hybrid over the plan's layers under the hard filters, boosted, best first; and
-        how many failed the Python-side check."""
+        """Hybrid over the plan's layers under the hard filters, boosted, best first, the
+        first ``plan.limit`` in the question's own order (:func:`question_order`); and how
+        many failed the Python-side check."""
         want = plan.limit * 4
         pool = max(plan.limit * 8, 64)
         candidates: dict[str, StoredPoint] = {}
+        asked: dict[str, float] = {}
+        trust = self.scope.fusion.for_query(question)
         for prefix in self._prefix_groups(plan):
             where = self._base_where(plan)
             if prefix is not None:
                 where = where.and_(Prefix("path", prefix))
-            for p in self._fused(vec, sparse, where, want, pool):
+            points, lists = self._fused_lists(vec, sparse, where, want, pool)
+            for pid, value in fuse(
+                list(lists.values()), trust.query_weights(lists)[0], trust.rrf_k
+            ):
+                asked[pid] = max(asked.get(pid, 0.0), value)
+            for p in points:
                 old = candidates.get(p.id)
                 if old is None or (p.score or 0.0) > (old.score or 0.0):
                     candidates[p.id] = p
@@ -433,7 +454,8 @@ class PlanExecutor:
                 continue
             hybrid.append(((p.score or 0.0) + self.boost(p.payload, plan, unit), i, p))
         hybrid.sort(key=lambda t: (-t[0], t[1]))
-        return hybrid, dropped
+        boosts = {t[2].id: t[0] - (t[2].score or 0.0) for t in hybrid[: plan.limit]}
+        return question_order(hybrid, asked, boosts, plan.limit), dropped
 
     def _merge(
         self,
@@ -530,3 +552,31 @@ def _under(payload: dict[str, Any], sections: frozenset[tuple[str, str]]) -> boo
     """Whether the row is of one of ``sections`` or of a section below one."""
     doc_id, key = payload.get("doc_id"), str(payload.get("section_key") or "")
     return any(doc_id == d and (key == k or key.startswith(f"{k}/")) for d, k in sections)
+
+
+def question_order(
+    hybrid: list[tuple[float, int, StoredPoint]],
+    asked: dict[str, float],
+    boosts: dict[str, float],
+    limit: int,
+) -> list[tuple[float, int, StoredPoint]]:
+    """``hybrid`` with its first ``limit`` rows ordered by ``asked`` (each point's fusion
+    value with the question's lexical trust, as ``search`` fuses a question:
+    :meth:`~sectio.retrieve.fusion.FusionParams.lexical_trust`) plus its ``boosts``;
+    the rest as they were.
+
+    Which rows the plan keeps is chosen with the tuned weights (what the answerability
+    rules read stays the same); their order follows the question: BM25 keeps its whole
+    weight only when its first pick is as close to the question as the dense list's.
+
+    Example:
+        >>> from sectio.index.port import StoredPoint
+        >>> rows = [(1 - i / 10, i, StoredPoint(k, {})) for i, k in enumerate("abc")]
+        >>> [t[2].id for t in question_order(rows, {"a": 0.1, "b": 0.3}, {}, 2)]
+        ['b', 'a', 'c']
+    """
+    head = sorted(
+        hybrid[:limit],
+        key=lambda t: (-(asked.get(t[2].id, 0.0) + boosts.get(t[2].id, 0.0)), t[1]),
+    )
+    return head + hybrid[limit:]
