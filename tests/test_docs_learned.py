@@ -412,3 +412,36 @@ def test_a_heading_the_question_writes_goes_first_among_the_rows_found(tmp_path:
     assert keys[0] == "migrating/brew-codemods" and "migrating" in keys
     hybrid = next(st for st in result.details["steps"] if st["step"] == "hybrid")
     assert hybrid["titled_first"] == ["migrating/brew-codemods"]
+
+
+def test_a_title_a_section_shares_with_those_below_it_is_the_topmost_one(tmp_path: Path) -> None:
+    page = tmp_path / "docs" / "config.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "# Configuration\n\nEvery option of brewkit.\n\n## `mashThreshold` [object]\n\n"
+        "The least efficiency a mash must reach.\n\n### `mashThreshold.global.sugar` [number]"
+        "\n\nThe least sugar.\n\n## `boilTime` [number]\n\nMinutes of boil.\n",
+        encoding="utf-8",
+    )
+    v = docs_vocabulary([r.model_dump() for r in read_markdown(tmp_path)])
+    question = "How do I set a mashThreshold so the brew fails below 80%?"
+    assert v.titled(question) == {("docs/config.md", "configuration/mashthreshold-object")}
+    # a title two pages have names no page
+    other = tmp_path / "docs" / "hops.md"
+    other.write_text("# Hops\n\n## `mashThreshold` [object]\n\nThe hops' own.\n", encoding="utf-8")
+    both = docs_vocabulary([r.model_dump() for r in read_markdown(tmp_path)])
+    assert both.titled(question) == frozenset()
+
+
+def test_known_words_a_heading_the_question_writes_holds_are_not_unseen_pairs() -> None:
+    # the plan put first the rows of a section whose own title the question writes:
+    # its words are the collection's, as a heading of it writes them
+    from types import SimpleNamespace
+
+    from sectio.retrieve.answerability.rules.unseen import titled
+
+    def ctx(steps: list[dict[str, object]] | None) -> SimpleNamespace:
+        return SimpleNamespace(outcome=SimpleNamespace(details=SimpleNamespace(steps=steps)))
+
+    assert titled(ctx([{"step": "hybrid", "titled_first": ["reference/coveragethreshold"]}]))
+    assert not titled(ctx([{"step": "hybrid"}])) and not titled(ctx(None))

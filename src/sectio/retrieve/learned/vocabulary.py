@@ -393,7 +393,8 @@ class LearnedVocabulary:
         """The sections whose own title the question writes, whether or not it is what
         the question asks (:meth:`claims`), as ``(doc_id, key)``: a title of two words or
         more, or one written as code, that exactly one section of ``docs`` (any document
-        when empty) has.
+        when empty) has, or one section and sections below it (the topmost: the
+        ``coverageThreshold`` option above ``coverageThreshold.global.branches``).
 
         Example:
             >>> v = LearnedVocabulary.from_payloads([
@@ -417,8 +418,9 @@ class LearnedVocabulary:
             owners = {
                 (q.doc_id, q.key) for q in self._index.exact[p.exact[0]] if q.exact == p.exact
             }
-            if len(owners) == 1:
-                out.add((p.doc_id, p.key))
+            top = _topmost(owners)
+            if top is not None:
+                out.add(top)
         return frozenset(out)
 
     def _claimed(
@@ -633,6 +635,24 @@ class LearnedVocabulary:
 
     def __len__(self) -> int:
         return len(self.sections)
+
+
+def _topmost(owners: Collection[tuple[str | None, str]]) -> tuple[str, str] | None:
+    """The one section of ``owners`` (``(doc_id, key)``) the others are below, in one
+    document (None: sections of several documents, side by side, or a shared key).
+
+    Example:
+        >>> _topmost({("d", "a"), ("d", "a/b")}), _topmost({("d", "a"), ("d", "c")})
+        (('d', 'a'), None)
+    """
+    docs = {d for d, _ in owners}
+    if len(docs) != 1 or None in docs:
+        return None
+    (doc_id,) = docs
+    top = min((k for _, k in owners), key=len)
+    if all(k == top or k.startswith(f"{top}/") for _, k in owners):
+        return str(doc_id), top
+    return None
 
 
 def _read_title(key: str, title: str) -> tuple[str, Number | None, str]:

@@ -11,7 +11,10 @@ content word apart (stopwords skipped, either order:
 :meth:`~sectio.retrieve.stats.TermPairs.near`; "fines for breaking the rules"
 where the AI Act writes "rules on administrative fines"), abstains
 (``subject_not_in_corpus``, the pairs' words uncovered) unless the
-evidence is strong (:func:`~sectio.retrieve.answerability.weigh.strong_evidence`).
+evidence is strong (:func:`~sectio.retrieve.answerability.weigh.strong_evidence`)
+or the docs plan put first the rows of a section whose own title the question
+writes (:func:`titled`: "How do I set a coverageThreshold so the build fails
+below 80%?" writes a Jest option's heading).
 
 Not on a drug corpus (``subject = "document"``): consumers write conditions
 and complaints in words no label puts together ("leg swelling caused by
@@ -44,7 +47,7 @@ class UnseenPairs:
         if not terms_decide(ctx) or ctx.dense_floor is None or not ctx.outcome.evidence:
             return None
         pairs = question_pairs(ctx.terms)
-        if not pairs:
+        if not pairs or titled(ctx):
             return None
         written = ctx.stats.pairs
         if any(written.near(a, b) for x, y in pairs for a in x.ids for b in y.ids):
@@ -53,3 +56,10 @@ class UnseenPairs:
             return None
         words = list(dict.fromkeys(t.word for pair in pairs for t in pair))
         return ctx.decide(self.name, SUBJECT_NOT_IN_CORPUS, words)
+
+
+def titled(ctx: RuleContext) -> bool:
+    """Whether the docs plan put first the rows of a section whose own title the question
+    writes (:func:`~sectio.plan.executor.titled_first`): it writes the collection's words
+    as a heading of it does."""
+    return any(step.get("titled_first") for step in ctx.outcome.details.steps or ())
