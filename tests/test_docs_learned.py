@@ -445,3 +445,20 @@ def test_known_words_a_heading_the_question_writes_holds_are_not_unseen_pairs() 
 
     assert titled(ctx([{"step": "hybrid", "titled_first": ["reference/coveragethreshold"]}]))
     assert not titled(ctx([{"step": "hybrid"}])) and not titled(ctx(None))
+
+
+def test_a_one_word_title_beside_a_word_of_where_it_is_is_written(tmp_path: Path) -> None:
+    # "Problems" alone is a word of the question; beside the initials of its page's title
+    # ("HYC" for "Hop Yield Calculation") it is that page's heading
+    page = tmp_path / "docs" / "hyc.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "# Hop Yield Calculation\n\nHow brewkit computes yield.\n\n"
+        "## Problems\n\nA cold mash lowers the yield.\n",
+        encoding="utf-8",
+    )
+    v = docs_vocabulary([r.model_dump() for r in read_markdown(tmp_path)])
+    assert v.titled("What problems can HYC cause?") == {
+        ("docs/hyc.md", "hop-yield-calculation/problems")
+    }
+    assert v.titled("What problems can a cold mash cause?") == frozenset()

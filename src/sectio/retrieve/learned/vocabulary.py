@@ -392,9 +392,12 @@ class LearnedVocabulary:
     def titled(self, question: str, docs: Sequence[str] = ()) -> frozenset[tuple[str, str]]:
         """The sections whose own title the question writes, whether or not it is what
         the question asks (:meth:`claims`), as ``(doc_id, key)``: a title of two words or
-        more, or one written as code, that exactly one section of ``docs`` (any document
-        when empty) has, or one section and sections below it (the topmost: the
-        ``coverageThreshold`` option above ``coverageThreshold.global.branches``).
+        more, one written as code, or one word beside a word of where it is (its page's
+        title or the headings above it, their initials: "What problems can HSTS cause?"
+        for "Problems" under "HTTP Strict Transport Security Cheat Sheet"), that exactly
+        one section of ``docs`` (any document when empty) has, or one section and
+        sections below it (the topmost: the ``coverageThreshold`` option above
+        ``coverageThreshold.global.branches``).
 
         Example:
             >>> v = LearnedVocabulary.from_payloads([
@@ -409,9 +412,15 @@ class LearnedVocabulary:
         allowed = set(docs)
         words = tokens(question)
         out: set[tuple[str, str]] = set()
-        hits = self._index.hits(
-            words, folded=False, units=self.units, identifiers=code_words(question)
-        )
+        code = code_words(question)
+        asked = {singular(w) for w in words}
+        hits = [
+            (p, i)
+            for i, word in enumerate(words)
+            for p in self._index.exact.get(word, ())
+            if words[i : i + len(p.exact)] == p.exact
+            and (_stands(p.exact, words, i, self.units, code) or self._placed(p, asked))
+        ]
         for p, _at in hits:
             if p.doc_id is None or not self._usable(p, allowed):
                 continue
@@ -422,6 +431,12 @@ class LearnedVocabulary:
             if top is not None:
                 out.add(top)
         return frozenset(out)
+
+    def _placed(self, p: _Phrase, asked: Collection[str]) -> bool:
+        """Whether the question (``asked``: its words, singular) writes a word of where
+        phrase ``p``'s section is (its context), other than the phrase's own words."""
+        where = {singular(w) for w in self._context.get((p.doc_id or "", p.key), ())}
+        return bool(where & set(asked) - {singular(w) for w in p.exact})
 
     def _claimed(
         self,
