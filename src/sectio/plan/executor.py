@@ -513,6 +513,8 @@ __all__ = [
     "PlanExecutor",
     "PlannedRow",
     "cover_prefixes",
+    "question_order",
+    "titled_first",
 ]
 
 
