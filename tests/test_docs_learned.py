@@ -113,13 +113,14 @@ def test_faq_entries_and_heading_paths_asked_in_other_words(tmp_path: Path) -> N
     assert v.match("Why is brewing slow?") is None  # not the FAQ's words
 
 
-def _hop_yield_page(root: Path) -> Path:
+def _hop_yield_page(
+    root: Path,
+    section: str = "## Mash efficiency loss\n\nGrain left in the tun lowers the yield.\n",
+) -> Path:
     page = root / "docs" / "hyc.md"
     page.parent.mkdir(parents=True)
     page.write_text(
-        "# Hop Yield Calculation\n\nHow brewkit computes yield.\n\n"
-        "## Mash efficiency loss\n\nGrain left in the tun lowers the yield.\n",
-        encoding="utf-8",
+        "# Hop Yield Calculation\n\nHow brewkit computes yield.\n\n" + section, encoding="utf-8"
     )
     return root
 
@@ -450,14 +451,8 @@ def test_known_words_a_heading_the_question_writes_holds_are_not_unseen_pairs() 
 def test_a_one_word_title_beside_a_word_of_where_it_is_is_written(tmp_path: Path) -> None:
     # "Problems" alone is a word of the question; beside the initials of its page's title
     # ("HYC" for "Hop Yield Calculation") it is that page's heading
-    page = tmp_path / "docs" / "hyc.md"
-    page.parent.mkdir(parents=True)
-    page.write_text(
-        "# Hop Yield Calculation\n\nHow brewkit computes yield.\n\n"
-        "## Problems\n\nA cold mash lowers the yield.\n",
-        encoding="utf-8",
-    )
-    v = docs_vocabulary([r.model_dump() for r in read_markdown(tmp_path)])
+    tree = _hop_yield_page(tmp_path, "## Problems\n\nA cold mash lowers the yield.\n")
+    v = docs_vocabulary([r.model_dump() for r in read_markdown(tree)])
     assert v.titled("What problems can HYC cause?") == {
         ("docs/hyc.md", "hop-yield-calculation/problems")
     }

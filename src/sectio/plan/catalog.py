@@ -29,6 +29,7 @@ from sectio.index.collection import Collection
 from sectio.index.filters import AnyOf, tenant_where
 from sectio.retrieve.reads import scroll_all
 from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.words import singular
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -58,9 +59,7 @@ FOLDER_CUES = frozenset(_FOLDER_CUE_TEXT.split())
 
 def _fold(word: str) -> str:
     """A light plural fold ("waves" -> "wave"), the same on both sides of a match."""
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word if word in STOPWORDS else word[:-1]
-    return word
+    return word if word in STOPWORDS else singular(word)
 
 
 def tokens(text: str) -> list[str]:

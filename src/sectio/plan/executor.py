@@ -243,18 +243,8 @@ class PlanExecutor:
         where: Where,
         limit: int,
         pool: int,
-    ) -> list[StoredPoint]:
-        return self._fused_lists(question_vec, sparse, where, limit, pool)[0]
-
-    def _fused_lists(
-        self,
-        question_vec: Any,
-        sparse: Any,
-        where: Where,
-        limit: int,
-        pool: int,
     ) -> tuple[list[StoredPoint], dict[str, Ranks]]:
-        """:meth:`_fused`'s points (tenant re-checked) and the ranked lists it fused."""
+        """Hybrid's fused top ``limit`` (tenant re-checked) and the ranked lists it fused."""
         points, lists = fused_top(
             self.collection.index,
             question_vec,
@@ -282,7 +272,7 @@ class PlanExecutor:
         room = per_hint - len(rows)
         if rest and room > 0:
             where = self._base_where(plan, rest).and_(Eq("path", path))
-            for p in self._fused(vec, sparse, where, room, pool=max(room * 8, 32)):
+            for p in self._fused(vec, sparse, where, room, pool=max(room * 8, 32))[0]:
                 rows.append((p, best_cosine(vec, p.dense)))
         return rows
 
@@ -433,7 +423,7 @@ class PlanExecutor:
             where = self._base_where(plan)
             if prefix is not None:
                 where = where.and_(Prefix("path", prefix))
-            points, lists = self._fused_lists(vec, sparse, where, want, pool)
+            points, lists = self._fused(vec, sparse, where, want, pool)
             for pid, value in fuse(
                 list(lists.values()), trust.query_weights(lists)[0], trust.rrf_k
             ):

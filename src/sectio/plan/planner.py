@@ -24,7 +24,7 @@ from sectio.plan.executor import MAX_ROWS_PER_DOC, SECTION, Execution, PlanExecu
 from sectio.plan.models import Anchors, DocsIntent, RetrievalPlan
 from sectio.plan.resolver import DocsLayout, PolicyResolver, dedupe
 from sectio.plan.router import IntentRouter
-from sectio.plan.sections import VocabularyCache
+from sectio.plan.sections import DocsVocabulary, VocabularyCache
 from sectio.retrieve.learned import LearnedMatch
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scope import ReadScope
@@ -167,13 +167,8 @@ class DocsPlanner:
         """The section the question names by a heading of the tenant's pages (None: none,
         a caller's ``section_key``, or ``[learning] enabled = false``). Only the caller's
         page, else the ``pages`` the question names (when it names any), are candidates."""
-        if request.section_key:
-            return None
-        vocab = self.vocabularies.get(scope)
-        if vocab is None:
-            return None
-        docs = (request.doc_id,) if request.doc_id else tuple(pages)
-        return vocab.match(request.question, docs)
+        read = self._headings(scope, request, pages)
+        return None if read is None else read[0].match(request.question, read[1])
 
     def titled_sections(
         self, scope: ReadScope, request: AskRequest, pages: Sequence[str] = ()
@@ -182,11 +177,18 @@ class DocsPlanner:
         (:meth:`~sectio.plan.sections.DocsVocabulary.titled`; of the caller's page, else of
         the ``pages`` the question names when it names any): the executor puts their
         rows first when retrieval finds them (:func:`~sectio.plan.executor.titled_first`)."""
+        read = self._headings(scope, request, pages)
+        return frozenset() if read is None else read[0].titled(request.question, read[1])
+
+    def _headings(
+        self, scope: ReadScope, request: AskRequest, pages: Sequence[str]
+    ) -> tuple[DocsVocabulary, tuple[str, ...]] | None:
+        """The tenant's learned headings and the pages whose headings are candidates (the
+        caller's page, else ``pages``); None with a caller's ``section_key`` or learning off."""
         vocab = None if request.section_key else self.vocabularies.get(scope)
         if vocab is None:
-            return frozenset()
-        docs = (request.doc_id,) if request.doc_id else tuple(pages)
-        return vocab.titled(request.question, docs)
+            return None
+        return vocab, ((request.doc_id,) if request.doc_id else tuple(pages))
 
 
 #: How many of a section key's chunks are read to find the pages that hold it.

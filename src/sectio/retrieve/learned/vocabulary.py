@@ -143,16 +143,17 @@ class _Index:
         folded: bool,
         units: Collection[str] = _UNIT_WORDS,
         identifiers: Collection[str] = (),
+        placed: Callable[[_Phrase], bool] = lambda _p: False,
     ) -> list[tuple[_Phrase, int]]:
         """Every phrase occurrence in ``words`` (a one-word title only beside a unit word,
-        or written as an identifier: ``identifiers``)."""
+        written as an identifier: ``identifiers``, or where ``placed`` says so)."""
         table = self.folded if folded else self.exact
         out = []
         for i, word in enumerate(words):
             for p in table.get(word, ()):
                 needle = p.folded if folded else p.exact
                 if words[i : i + len(needle)] == needle and (
-                    p.doc_id is None or _stands(needle, words, i, units, identifiers)
+                    p.doc_id is None or _stands(needle, words, i, units, identifiers) or placed(p)
                 ):
                     out.append((p, i))
         return out
@@ -412,15 +413,14 @@ class LearnedVocabulary:
         allowed = set(docs)
         words = tokens(question)
         out: set[tuple[str, str]] = set()
-        code = code_words(question)
         asked = {singular(w) for w in words}
-        hits = [
-            (p, i)
-            for i, word in enumerate(words)
-            for p in self._index.exact.get(word, ())
-            if words[i : i + len(p.exact)] == p.exact
-            and (_stands(p.exact, words, i, self.units, code) or self._placed(p, asked))
-        ]
+        hits = self._index.hits(
+            words,
+            folded=False,
+            units=self.units,
+            identifiers=code_words(question),
+            placed=lambda p: self._placed(p, asked),
+        )
         for p, _at in hits:
             if p.doc_id is None or not self._usable(p, allowed):
                 continue
