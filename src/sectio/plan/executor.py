@@ -22,8 +22,10 @@ Steps, in order:
    whose own title the question writes go first (:func:`titled_first`);
 4. **merge**: seeds first, then hybrid rows, each chunk once, at most
    :data:`MAX_ROWS_PER_DOC` hybrid rows per document, cut to the plan's limit;
-   places the cap left free go to the rows it passed over, in their hybrid
-   order, after the others (the best candidates cut are named in ``omitted``).
+   places the cap left free go to the rows it passed over, and the hybrid rows
+   kept stand in their hybrid order (the cap decides which rows are kept, not
+   where they stand: a page's own section is not put behind a weaker row of
+   another page; the best candidates cut are named in ``omitted``).
 
 A row's ``score`` is the cosine of the question with the row's dense vector
 (its best window's), as in ``search``: fusion values order rows, cosines say
@@ -455,10 +457,13 @@ class PlanExecutor:
         hybrid: list[tuple[float, int, StoredPoint]],
     ) -> tuple[list[PlannedRow], list[str]]:
         """Seeds first, then hybrid rows (at most ``max_per_doc`` a document), up to
-        ``plan.limit``; then, where the cap left places free, the best rows it passed
-        over, in their hybrid order (a question about two headings of one page gets
-        both, rather than fewer rows). The rows (scored by their cosine with ``vec``) and
-        the chunk ids left out."""
+        ``plan.limit``; where the cap left places free, the best rows it passed over fill
+        them (a question about two headings of one page gets both, rather than fewer
+        rows). The hybrid rows kept are in their hybrid order: the cap chooses which rows
+        are kept, not where they stand ("toBe(0.3) fails, how should I compare decimals?":
+        the matcher's own section, passed over by the cap, came after two weaker rows of
+        another page). The rows (scored by their cosine with ``vec``) and the chunk ids
+        left out."""
         rows: list[PlannedRow] = []
         seen: set[str] = set()
         per_doc: dict[str, int] = {}
@@ -490,6 +495,9 @@ class PlanExecutor:
             rows.append(PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID))
         free = max(0, plan.limit - len(rows))
         rows += [PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID) for p in capped[:free]]
+        order = {str(p.payload.get("chunk_id")): i for i, (_, _, p) in enumerate(hybrid)}
+        first = len(rows) - sum(1 for r in rows if r.step == HYBRID)
+        rows[first:] = sorted(rows[first:], key=lambda r: order[r.chunk_id])
         omitted += [str(p.payload.get("chunk_id")) for p in capped[free:]] + late
         return rows, omitted
 
