@@ -452,6 +452,48 @@ def test_an_acronym_the_closest_row_names_needs_only_the_planner_floor(tmp_path:
     assert envoy_ans["uncovered"] == ["envoy"]
 
 
+#: A section of two rows: the prose names ECB (closest to a question about ECB), its code
+#: names AES; another page names TLS.
+SECTION_ACRONYM_DOCS = {
+    "modes.md": (
+        "# Cipher modes\n\nNever use ECB mode to encrypt fields of a database: equal blocks "
+        "of plain text give equal blocks of cipher text.\n\n```python\n"
+        "cipher = Cipher(algorithms.AES(key), modes.GCM(iv))\n```\n"
+    ),
+    "transport.md": "# Transport\n\nThe server speaks TLS and nothing older.\n",
+    "proxies.md": ACRONYM_DOCS["proxies.md"],
+}
+
+
+@pytest.mark.slow
+def test_an_acronym_the_closest_rows_section_names_needs_only_the_planner_floor(
+    tmp_path: Path,
+) -> None:
+    # "AES" is named by the code row of the section whose prose is closest (ECB): a detail
+    # of the question, where the answer is; "TLS" only by another page: still a guest
+    rules = {"dense_floor": 0.0, "guest_margin": 0.95, "guest_share": 0.5}
+    sx, _ = _planner_home(tmp_path, SECTION_ACRONYM_DOCS, catalog_percentile=0.0, **rules)
+    with sx:
+        aes = sx.ask(
+            "Is AES in ECB mode OK for encrypting database fields?",
+            collection="d",
+            tenant="default",
+        )
+        tls = sx.ask(
+            "Is TLS in ECB mode OK for encrypting database fields?",
+            collection="d",
+            tenant="default",
+        )
+    aes_ans, tls_ans = aes.details["answerability"], tls.details["answerability"]
+    assert "aes" in aes_ans["signals"]["guest_names"]
+    assert 0 < aes_ans["signals"]["guest_cosines"]["aes"] < aes_ans["signals"]["best_dense"]
+    assert "aes" in aes_ans["signals"]["guest_acronyms_at_best"]
+    assert aes.decision != "ABSTAIN", aes_ans
+    assert "tls" in tls_ans["signals"]["guest_names"]
+    assert (tls.decision, tls_ans["signals"]["rule"]) == ("ABSTAIN", "guest_name"), tls_ans
+    assert "tls" in tls_ans["uncovered"]
+
+
 @pytest.mark.slow
 def test_the_words_that_ask_where_the_docs_say_something_are_not_its_subject(
     tmp_path: Path,

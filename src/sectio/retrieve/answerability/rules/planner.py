@@ -16,9 +16,9 @@ collection mentions in at most ``guest_share`` of its chunks: another product
 it mentions in passing) needs evidence at least ``guest_margin`` above the
 calibrated floor, and that close evidence must name each guest (a close page
 that never names it is about something else), except a guest the question writes
-all in capitals that the closest row itself names ("DNS", "TCP", "MKCOL" on the
-Requests docs: a protocol mentioned rarely, written where the answer is:
-:func:`acronyms_at_best`); any other question needs
+all in capitals that the closest row's section names ("DNS", "TCP", "MKCOL" on the
+Requests docs, "AES" beside "ECB mode" on the OWASP cheat sheets: a protocol or an
+algorithm mentioned rarely, written where the answer is: :func:`acronyms_at_best`); any other question needs
 evidence ``planner_margin`` above it (each margin in the model's units:
 :mod:`~sectio.retrieve.answerability.margins`). Last, a question whose closest page
 (its best cosine among the page catalog entries) is no closer than
@@ -213,14 +213,22 @@ def _shares_run(a: tuple[str, ...], b: tuple[str, ...], n: int) -> bool:
 
 def acronyms_at_best(ctx: RuleContext, near: Mapping[str, float]) -> list[str]:
     """The guest names the question writes all in capitals ("DNS", "TCP", "MKCOL") that the
-    closest evidence row itself names (their cosine is the best one): a protocol or a
+    closest evidence row's section names (the closest row itself, or another row of its
+    section among the evidence: "Is AES in ECB mode OK ...?", where the cipher modes
+    section names ECB in its closest passage and AES in another): a protocol or a
     format the collection mentions rarely, written where the answer is, is a detail of
     the question, not another product; it needs the planner's floor, not the guest's.
     A capitalised name ("Istio", "Prometheus") stays a guest wherever it is written, and
-    so does an acronym only a farther row names ("SACK" on the QUIC RFCs).
+    so does an acronym only a row of another section names ("SACK" on the QUIC RFCs).
     """
-    caps = acronym_words(ctx.question)
-    return [w for w, cosine in near.items() if w in caps and cosine > 0 and cosine >= ctx.best]
+    caps = [w for w, cosine in near.items() if w in acronym_words(ctx.question) and cosine > 0]
+    evidence = ctx.outcome.evidence
+    if not caps or not evidence:
+        return []
+    best = max(evidence, key=lambda e: e.score)
+    section = [e for e in evidence if (e.doc_id, e.section_key) == (best.doc_id, best.section_key)]
+    held = evidence_terms(section, ctx.words.lexical)
+    return [w for w in caps if ctx.words.lexical.terms(w) & held]
 
 
 def guest_cosines(
