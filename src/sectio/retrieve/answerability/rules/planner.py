@@ -18,8 +18,8 @@ calibrated floor, and that close evidence must name each guest (a close page
 that never names it is about something else), except a guest the question writes
 all in capitals that the closest row's section names ("DNS", "TCP", "MKCOL" on the
 Requests docs, "AES" beside "ECB mode" on the OWASP cheat sheets: a protocol or an
-algorithm mentioned rarely, written where the answer is: :func:`acronyms_at_best`); any other question needs
-evidence ``planner_margin`` above it (each margin in the model's units:
+algorithm mentioned rarely, written where the answer is: :func:`acronyms_at_best`);
+any other question needs evidence ``planner_margin`` above it (each margin in the model's units:
 :mod:`~sectio.retrieve.answerability.margins`). Last, a question whose closest page
 (its best cosine among the page catalog entries) is no closer than
 general-knowledge questions come to the catalog is about no page
