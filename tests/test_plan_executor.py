@@ -232,6 +232,21 @@ def test_a_question_orders_the_rows_it_keeps_by_its_own_fusion(docs_home: Path) 
     assert keywords_on == keywords_off
 
 
+def test_titled_rows_go_first_among_the_rows_the_tuned_fusion_keeps(docs_sectio: Sectio) -> None:
+    # a title the question writes moves its section's rows first; which rows are kept
+    # (the per-document cap included: orders.md has more rows in the head than its two
+    # places) stays what the tuned fusion chose
+    q, titled = "list orders and create an order", frozenset({("docs/api/orders.md", "orders-api")})
+    for limit in (3, 4, 5):
+        p = plan(path_prefixes=["docs/api/"], limit=limit)
+        base = executor(docs_sectio).execute(p, q)
+        moved = executor(docs_sectio).execute(p, q, titled=titled)
+        assert {r.chunk_id for r in moved.rows} == {r.chunk_id for r in base.rows}, limit
+        keys = [r.payload.get("section_key", "") for r in moved.rows]
+        under = [k == "orders-api" or k.startswith("orders-api/") for k in keys]
+        assert under == sorted(under, reverse=True), keys  # titled rows first
+
+
 def test_answer_end_to_end(docs_sectio: Sectio) -> None:
     result = answer(docs_sectio, "Where is checkout-flow.md?")
     assert result.route == "docs_plan"

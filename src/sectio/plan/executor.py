@@ -22,10 +22,12 @@ Steps, in order:
    whose own title the question writes go first (:func:`titled_first`);
 4. **merge**: seeds first, then hybrid rows, each chunk once, at most
    :data:`MAX_ROWS_PER_DOC` hybrid rows per document, cut to the plan's limit;
-   places the cap left free go to the rows it passed over, and the hybrid rows
-   kept stand in their hybrid order (the cap decides which rows are kept, not
-   where they stand: a page's own section is not put behind a weaker row of
-   another page; the best candidates cut are named in ``omitted``).
+   places the cap left free go to the rows it passed over. Which hybrid rows
+   are kept (the cap included) is read in the tuned fusion's order; they stand
+   in step 3's order (the question's own, titled rows first): a page's own
+   section is not put behind a weaker row of another page, and neither the
+   question's order nor a title changes which rows answerability reads (the
+   best candidates cut are named in ``omitted``).
 
 A row's ``score`` is the cosine of the question with the row's dense vector
 (its best window's), as in ``search``: fusion values order rows, cosines say
@@ -351,14 +353,14 @@ class PlanExecutor:
             hint = f"{named[0]}#{named[1]}"
             steps.append({"step": SECTION, "hint": hint, "rows": [r.chunk_id for r in rows]})
         seeded, dropped = self._seeds(plan, vec, sparse, steps)
-        hybrid, hybrid_dropped = self._hybrid_candidates(plan, question, vec, sparse)
+        tuned, hybrid, hybrid_dropped = self._hybrid_candidates(plan, question, vec, sparse)
         hybrid, first = titled_first(hybrid, titled, plan.limit)
         dropped += hybrid_dropped
         steps.append({"step": HYBRID, "candidates": len(hybrid)})
         if first:
             steps[-1]["titled_first"] = first
         merged = plan.model_copy(update={"limit": plan.limit + len(whole)}) if whole else plan
-        rows, omitted = self._merge(merged, vec, whole + seeded, hybrid)
+        rows, omitted = self._merge(merged, vec, whole + seeded, tuned, hybrid)
         steps[-1]["rows"] = [r.chunk_id for r in rows if r.step == HYBRID]
         if dropped:
             log.warning("plan executor: %d row(s) failed the Python-side filter check", dropped)
@@ -412,10 +414,11 @@ class PlanExecutor:
 
     def _hybrid_candidates(
         self, plan: RetrievalPlan, question: str, vec: Any, sparse: Any
-    ) -> tuple[list[tuple[float, int, StoredPoint]], int]:
-        """Hybrid over the plan's layers under the hard filters, boosted, best first, the
-        first ``plan.limit`` in the question's own order (:func:`question_order`); and how
-        many failed the Python-side check."""
+    ) -> tuple[list[tuple[float, int, StoredPoint]], list[tuple[float, int, StoredPoint]], int]:
+        """Hybrid over the plan's layers under the hard filters, boosted, best first (the
+        tuned fusion: which rows the plan keeps); the same with the first ``plan.limit`` in
+        the question's own order (:func:`question_order`: where they stand); and how many
+        failed the Python-side check."""
         want = plan.limit * 4
         pool = max(plan.limit * 8, 64)
         candidates: dict[str, StoredPoint] = {}
@@ -447,7 +450,7 @@ class PlanExecutor:
             hybrid.append(((p.score or 0.0) + self.boost(p.payload, plan, unit), i, p))
         hybrid.sort(key=lambda t: (-t[0], t[1]))
         boosts = {t[2].id: t[0] - (t[2].score or 0.0) for t in hybrid[: plan.limit]}
-        return question_order(hybrid, asked, boosts, plan.limit), dropped
+        return hybrid, question_order(hybrid, asked, boosts, plan.limit), dropped
 
     def _merge(
         self,
@@ -455,13 +458,16 @@ class PlanExecutor:
         vec: Any,
         seeded: list[PlannedRow],
         hybrid: list[tuple[float, int, StoredPoint]],
+        ordered: list[tuple[float, int, StoredPoint]],
     ) -> tuple[list[PlannedRow], list[str]]:
         """Seeds first, then hybrid rows (at most ``max_per_doc`` a document), up to
         ``plan.limit``; where the cap left places free, the best rows it passed over fill
         them (a question about two headings of one page gets both, rather than fewer
-        rows). The hybrid rows kept are in their hybrid order: the cap chooses which rows
-        are kept, not where they stand ("toBe(0.3) fails, how should I compare decimals?":
-        the matcher's own section, passed over by the cap, came after two weaker rows of
+        rows). Which hybrid rows are kept is read in ``hybrid``'s order (the tuned fusion,
+        cap included); they stand in ``ordered``'s (the same rows, the first ``limit`` in
+        the question's own order, titled rows first): the cap chooses which rows are kept,
+        not where they stand ("toBe(0.3) fails, how should I compare decimals?": the
+        matcher's own section, passed over by the cap, came after two weaker rows of
         another page). The rows (scored by their cosine with ``vec``) and the chunk ids
         left out."""
         rows: list[PlannedRow] = []
@@ -495,7 +501,7 @@ class PlanExecutor:
             rows.append(PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID))
         free = max(0, plan.limit - len(rows))
         rows += [PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID) for p in capped[:free]]
-        order = {str(p.payload.get("chunk_id")): i for i, (_, _, p) in enumerate(hybrid)}
+        order = {str(p.payload.get("chunk_id")): i for i, (_, _, p) in enumerate(ordered)}
         first = len(rows) - sum(1 for r in rows if r.step == HYBRID)
         rows[first:] = sorted(rows[first:], key=lambda r: order[r.chunk_id])
         omitted += [str(p.payload.get("chunk_id")) for p in capped[free:]] + late
