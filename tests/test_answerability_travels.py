@@ -24,7 +24,7 @@ from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
 from sectio.contract.explain import why
 from sectio.contract.profile import LexicalSettings
 from sectio.retrieve.answerability.rules.category import class_subject
-from sectio.retrieve.answerability.weigh import acronyms, weigh, written_apart
+from sectio.retrieve.answerability.weigh import acronyms, written_apart
 from sectio.retrieve.calibration import (
     CALIBRATION_FILE,
     read_stored,
@@ -33,7 +33,7 @@ from sectio.retrieve.calibration import (
     tenant_digest,
 )
 from sectio.retrieve.pipeline import Pipeline
-from sectio.retrieve.stats import Term, TermPairs, TermStats
+from sectio.retrieve.stats import TermPairs, TermStats
 from sectio.retrieve.stored_stats import (
     STATS_CODE,
     code_fingerprint,
@@ -98,48 +98,6 @@ def test_a_word_the_collection_writes_as_two_is_explained() -> None:
         assert written_apart(word, lexical, stats), word
     for word in ("zorbitrex", "checkdeep", "deepx", "healthfake"):
         assert not written_apart(word, lexical, stats), word
-
-
-def _weigh_ctx(question: str, terms: list[Term]) -> SimpleNamespace:
-    """What :func:`weigh` reads, with evidence strong by itself (0.40 over the floor, every
-    known word covered)."""
-    from sectio.index.lexical import LexicalEncoder
-
-    lexical = LexicalEncoder(LexicalSettings())
-    stats = TermStats.from_payloads([{"text": "AI systems are regulated by this Act."}], lexical)
-    row = SimpleNamespace(text="AI systems are regulated by this Act.", score=0.65)
-    ctx = SimpleNamespace(
-        question=question,
-        unknown=[t.word for t in terms if t.df == 0],
-        terms=terms,
-        coverage=1.0,
-        best=0.65,
-        dense_floor=0.25,
-        outcome=SimpleNamespace(evidence=[row]),
-        thresholds=Thresholds(min_coverage=0.5),
-        words=SimpleNamespace(lexical=lexical),
-        stats=stats,
-    )
-    ctx.margin = lambda m: m
-    return ctx
-
-
-def test_strong_evidence_weighs_out_no_word_that_outweighs_the_rest() -> None:
-    # "how is AI regulated in the UK?" on the AI Act: the known words are on every page
-    # (IDF ~0), so evidence covering them says nothing about the UK
-    ai, regulated = (
-        Term("ai", frozenset({1}), 900, 0.17),
-        Term("regulated", frozenset({2}), 800, 0.01),
-    )
-    uk = Term("uk", frozenset(), 0, 6.99)
-    kept, weighed = weigh(_weigh_ctx("how is AI regulated in the UK?", [ai, regulated, uk]))  # type: ignore[arg-type]
-    assert (kept, weighed) == (["uk"], [])
-    # the same word beside known words that carry the question is a detail, weighed out
-    fines = Term("fines", frozenset({3}), 4, 5.1)
-    penalties = Term("penalties", frozenset({4}), 6, 4.7)
-    q = "what are the fines and penalties for AI regulated in the UK?"
-    kept, weighed = weigh(_weigh_ctx(q, [fines, penalties, ai, regulated, uk]))  # type: ignore[arg-type]
-    assert (kept, weighed) == ([], ["uk"])
 
 
 def test_an_unknown_compound_of_written_words_does_not_veto(generic: Sectio) -> None:

@@ -22,10 +22,7 @@ the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
 * the rest of the question is well covered at a strong similarity: the
   coverage of its known terms reaches :data:`STRONG_COVERAGE` and the best
   cosine reaches the calibrated floor plus :data:`STRONG_MARGIN` (in the model's
-  units: :mod:`~sectio.retrieve.answerability.margins`), and the rest weighs
-  something: a word that outweighs every known word together (:func:`outweighs`:
-  "UK" in "how is AI regulated in the UK?", where "ai" and "regulated" are on
-  every page of the AI Act) is what the question asks about, not a detail.
+  units: :mod:`~sectio.retrieve.answerability.margins`).
 
 Strengths, doses, units, versions and dosage forms never get here: they are
 no salient term (:func:`sectio.retrieve.words.quantity_word`).
@@ -77,32 +74,12 @@ def weigh(ctx: RuleContext) -> tuple[list[str], list[str]]:
     kept = [
         w
         for w in unknown
-        if not (strong and not outweighs(w, ctx))
+        if not strong
         and w not in initials
         and not written_apart(w, ctx.words.lexical, ctx.stats)
         and not typo_in_evidence(w, ctx)
     ]
     return kept, [w for w in unknown if w not in kept]
-
-
-def outweighs(word: str, ctx: RuleContext) -> bool:
-    """Whether ``word`` weighs more than every known salient word of the question together
-    (its IDF at the collection's highest against their IDFs): what the question asks about
-    is then that word, and evidence that covers the rest covers nothing ("how is AI
-    regulated in the UK?" on the AI Act: "ai" and "regulated" are on almost every page).
-
-    Example:
-        >>> from types import SimpleNamespace as NS
-        >>> from sectio.retrieve.stats import Term
-        >>> terms = [Term("ai", frozenset({1}), 900, 0.17), Term("uk", frozenset(), 0, 6.99)]
-        >>> outweighs("uk", NS(terms=terms)), outweighs("uk", NS(terms=terms[1:]))
-        (True, True)
-        >>> terms.append(Term("regulated", frozenset({2}), 40, 7.2))
-        >>> outweighs("uk", NS(terms=terms))
-        False
-    """
-    own = sum(t.idf for t in ctx.terms if t.word == word)
-    return own > sum(t.idf for t in ctx.terms if t.df > 0)
 
 
 def typo_in_evidence(word: str, ctx: RuleContext) -> bool:
