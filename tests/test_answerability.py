@@ -484,6 +484,10 @@ def test_an_acronym_the_closest_rows_section_names_needs_only_the_planner_floor(
             collection="d",
             tenant="default",
         )
+        alternatives = [
+            sx.ask(q, collection="d", tenant="default")
+            for q in ("Is ECB or TLS OK for encrypting database fields?", "Is ECB/TLS OK for it?")
+        ]
     aes_ans, tls_ans = aes.details["answerability"], tls.details["answerability"]
     assert "aes" in aes_ans["signals"]["guest_names"]
     assert 0 < aes_ans["signals"]["guest_cosines"]["aes"] < aes_ans["signals"]["best_dense"]
@@ -492,6 +496,13 @@ def test_an_acronym_the_closest_rows_section_names_needs_only_the_planner_floor(
     assert "tls" in tls_ans["signals"]["guest_names"]
     assert (tls.decision, tls_ans["signals"]["rule"]) == ("ABSTAIN", "guest_name"), tls_ans
     assert "tls" in tls_ans["uncovered"]
+    # written as an alternative of a word the closest section names ("TLS/SSL", "MD5 or
+    # SHA1"), the same acronym is a detail of the question too
+    for alt in alternatives:
+        alt_ans = alt.details["answerability"]
+        assert "tls" in alt_ans["signals"]["guest_names"], alt_ans
+        assert "tls" in (alt_ans["signals"]["guest_acronyms_at_best"] or []), alt_ans
+        assert alt.decision != "ABSTAIN", alt_ans
 
 
 @pytest.mark.slow

@@ -16,9 +16,10 @@ collection mentions in at most ``guest_share`` of its chunks: another product
 it mentions in passing) needs evidence at least ``guest_margin`` above the
 calibrated floor, and that close evidence must name each guest (a close page
 that never names it is about something else), except a guest the question writes
-all in capitals that the closest row's section names ("DNS", "TCP", "MKCOL" on the
-Requests docs, "AES" beside "ECB mode" on the OWASP cheat sheets: a protocol or an
-algorithm mentioned rarely, written where the answer is: :func:`acronyms_at_best`);
+all in capitals that the closest row's section names, or that the question writes as an
+alternative of a word that section names ("DNS", "TCP", "MKCOL" on the Requests docs,
+"TLS/SSL"; "AES" beside "ECB mode", "MD5 or SHA1" on the OWASP cheat sheets: a protocol
+or an algorithm mentioned rarely, written where the answer is: :func:`acronyms_at_best`);
 any other question needs evidence ``planner_margin`` above it (each margin in the model's units:
 :mod:`~sectio.retrieve.answerability.margins`). Last, a question whose closest page
 (its best cosine among the page catalog entries) is no closer than
@@ -43,6 +44,7 @@ rarely, not another product).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 
@@ -215,20 +217,54 @@ def acronyms_at_best(ctx: RuleContext, near: Mapping[str, float]) -> list[str]:
     """The guest names the question writes all in capitals ("DNS", "TCP", "MKCOL") that the
     closest evidence row's section names (the closest row itself, or another row of its
     section among the evidence: "Is AES in ECB mode OK ...?", where the cipher modes
-    section names ECB in its closest passage and AES in another): a protocol or a
-    format the collection mentions rarely, written where the answer is, is a detail of
-    the question, not another product; it needs the planner's floor, not the guest's.
-    A capitalised name ("Istio", "Prometheus") stays a guest wherever it is written, and
-    so does an acronym only a row of another section names ("SACK" on the QUIC RFCs).
+    section names ECB in its closest passage and AES in another), or that the question
+    writes as an alternative of a word that section names ("TLS/SSL", "MD5 or SHA1":
+    :func:`alternatives`): a protocol, an algorithm or a format the collection mentions
+    rarely, written where the answer is, is a detail of the question, not another
+    product; it needs the planner's floor, not the guest's. A capitalised name
+    ("Istio", "Prometheus") stays a guest wherever it is written, and so does an
+    acronym only a row of another section names ("SACK" on the QUIC RFCs).
     """
-    caps = [w for w, cosine in near.items() if w in acronym_words(ctx.question) and cosine > 0]
+    caps = [w for w in near if w in acronym_words(ctx.question)]
     evidence = ctx.outcome.evidence
     if not caps or not evidence:
         return []
     best = max(evidence, key=lambda e: e.score)
     section = [e for e in evidence if (e.doc_id, e.section_key) == (best.doc_id, best.section_key)]
     held = evidence_terms(section, ctx.words.lexical)
-    return [w for w in caps if ctx.words.lexical.terms(w) & held]
+    terms = ctx.words.lexical.terms
+    pairs = alternatives(ctx.question)
+    return [
+        w
+        for w in caps
+        if (near[w] > 0 and terms(w) & held) or any(terms(o) & held for o in pairs.get(w, ()))
+    ]
+
+
+#: What joins two alternatives: a slash, or "or" between spaces.
+_ALTERNATIVE = re.compile(r"\s*/\s*|\s+or\s+", re.IGNORECASE)
+_ALT_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.\-][A-Za-z0-9]+)*")
+
+
+def alternatives(question: str) -> dict[str, set[str]]:
+    """Each word the question writes as an alternative of another ("TLS/SSL", "MD5 or
+    SHA1", "GET or POST"), lowercased, with the words it stands beside that way.
+
+    Example:
+        >>> alternatives("Can I force TLS/SSL, or use MD5 or SHA1?") == {
+        ...     "tls": {"ssl"}, "ssl": {"tls"}, "md5": {"sha1"}, "sha1": {"md5"}}
+        True
+        >>> alternatives("Should I sort or filter?")["sort"]
+        {'filter'}
+    """
+    found = [m for m in _ALT_WORD.finditer(question) if m.group().lower() != "or"]
+    out: dict[str, set[str]] = {}
+    for a, b in itertools.pairwise(found):
+        if _ALTERNATIVE.fullmatch(question, a.end(), b.start()):
+            x, y = a.group().lower(), b.group().lower()
+            out.setdefault(x, set()).add(y)
+            out.setdefault(y, set()).add(x)
+    return out
 
 
 def guest_cosines(
