@@ -100,6 +100,22 @@ def test_a_word_the_collection_writes_as_two_is_explained() -> None:
         assert not written_apart(word, lexical, stats), word
 
 
+def test_a_word_the_evidence_holds_after_a_prefix_does_not_veto(sx: Sectio) -> None:
+    router = names_read(sx.router("default"))
+    # "rebleeding" is the labels' "bleeding" after "re" ("unpickle": "pickle"): a derived
+    # word, weighed out where the passages hold the word it derives from
+    derived = router.ask("does stomach upset occur with rebleeding?", tenant="default")
+    report = derived.details.answerability
+    assert report is not None and report.signals.weighed == ["rebleeding"]
+    assert (derived.decision, report.signals.rule) == ("ANSWERABLE", "covered")
+    # written with a capital it is a name; no prefix before a held word: both veto
+    for other in ("Rebleeding", "zobleeding"):
+        result = router.ask(f"does stomach upset occur with {other}?", tenant="default")
+        assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+        assert result.details.answerability is not None
+        assert result.details.answerability.signals.rule == "unknown_name"
+
+
 def test_an_unknown_compound_of_written_words_does_not_veto(generic: Sectio) -> None:
     asked = generic.ask("Who are the Copyrightholders of the work?", collection="g")
     report = asked.details.answerability

@@ -15,6 +15,10 @@ the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
   evidence has ("panick" for "panic"; "Flagger", one edit from "flagged", is
   written as a name; "ambien", one edit from "ambient", finds no ambience in
   the passages); or
+* it is a word the evidence holds after a prefix: written in small letters, a
+  prefix of :data:`PREFIXES` then a collection word of at least
+  :data:`STEM_LENGTH` letters whose terms the evidence has ("unpickle" where the
+  passages say "pickle", "rehash" where they say "hash"); or
 * the collection writes it as two words: split in two parts of at least
   :data:`COMPOUND_PART` letters, the parts' terms stand side by side somewhere
   in the collection ("deepfakes": "deep fakes"; "healthcheck": "health check");
@@ -78,6 +82,7 @@ def weigh(ctx: RuleContext) -> tuple[list[str], list[str]]:
         and w not in initials
         and not written_apart(w, ctx.words.lexical, ctx.stats)
         and not typo_in_evidence(w, ctx)
+        and not derived_in_evidence(w, ctx)
     ]
     return kept, [w for w in unknown if w not in kept]
 
@@ -94,6 +99,32 @@ def typo_in_evidence(word: str, ctx: RuleContext) -> bool:
         return False
     held = evidence_terms(ctx.outcome.evidence, ctx.words.lexical)
     return any(ctx.words.lexical.terms(v) & held for v in near)
+
+
+#: Prefixes that make a word of a word ("unpickle", "redeploy", "deserialise").
+PREFIXES = ("un", "re", "de", "pre", "non", "dis", "mis", "sub", "anti", "auto", "multi")
+#: The shortest word left once a prefix is taken off.
+STEM_LENGTH = 4
+
+
+def derived_in_evidence(word: str, ctx: RuleContext) -> bool:
+    """Whether ``word`` is a word the evidence holds with a prefix before it: written in
+    small letters (:func:`written_small`), a prefix of :data:`PREFIXES` then a word of the
+    collection of at least :data:`STEM_LENGTH` letters whose terms the evidence has
+    ("unpickle" where the passages say "pickle"; "Unreal", written as a name, is not)."""
+    if not ctx.outcome.evidence or not written_small(word, ctx.question):
+        return False
+    stems = [
+        word[len(p) :]
+        for p in PREFIXES
+        if word.startswith(p)
+        and len(word) - len(p) >= STEM_LENGTH
+        and word[len(p) :] in ctx.stats.words
+    ]
+    if not stems:
+        return False
+    held = evidence_terms(ctx.outcome.evidence, ctx.words.lexical)
+    return any(ctx.words.lexical.terms(v) & held for v in stems)
 
 
 def written_apart(word: str, lexical: LexicalEncoder, stats: TermStats) -> bool:
