@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from sectio import Sectio, Settings  # noqa: E402
 from sectio.index.filters import AnyOf, tenant_where  # noqa: E402
+from sectio.index.port import best_cosine  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "argocd"
 DOCS = ROOT.parent / "shared" / "data" / "docs_argocd"
@@ -76,10 +77,13 @@ def hybrid_docs(sx: Sectio, text: str, layers: tuple[str, ...]) -> list[str]:
     vec = sx.embedder.embed_query(text)
     sparse = coll.lexical.encode_query(text)
     where = tenant_where(TENANT, AnyOf("layer", layers))
+    # the engine returns equal fusion values in no fixed order (it can differ between
+    # processes): read deeper and settle them by cosine, then point id, as sectio does
     points = coll.index.search_fused(
-        vec, sparse, pool=100, limit=HYBRID_DEPTH, where=where, rrf_k=60
+        vec, sparse, pool=100, limit=2 * HYBRID_DEPTH, where=where, rrf_k=60, with_vectors=True
     )
-    return doc_ranking([str(p.payload.get("doc_id")) for p in points])
+    points.sort(key=lambda p: (-(p.score or 0.0), -best_cosine(vec, p.dense), p.id))
+    return doc_ranking([str(p.payload.get("doc_id")) for p in points[:HYBRID_DEPTH]])
 
 
 def main() -> int:

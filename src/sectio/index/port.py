@@ -247,6 +247,9 @@ class VectorIndex(Protocol):
 
         Each prefetch takes ``pool`` candidates under ``where``; the fused list is
         cut to ``limit``. ``score`` is the fusion value (a ranking signal only).
+        Equal fusion values come back in no fixed order (the engine's, which can
+        differ between processes); sectio's routes fuse the ranked lists themselves
+        (:func:`sectio.retrieve.search.fused_top`), which settles them.
         """
         ...
 

@@ -12,8 +12,9 @@ Steps, in order:
 2. **substring seed**: a hint that named no document is matched as a substring
    of the paths (file name first, then shorter paths; at most
    :data:`MAX_SUBSTRING_PATHS`), seeded the same way;
-3. **hybrid**: dense + BM25 reciprocal rank fusion inside the engine
-   (``VectorIndex.search_fused``, the scope's one fusion setting) over the
+3. **hybrid**: dense + BM25 weighted reciprocal rank fusion
+   (:func:`~sectio.retrieve.search.fused_top`, the scope's one fusion setting,
+   equal values settled by cosine, then point id) over the
    plan's layers under the hard filters, then re-ordered by the soft
    preferences (boosts in units of the fusion value of a point first in every
    list, so they change order, never membership); the plan's first ``limit``
