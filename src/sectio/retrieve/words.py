@@ -247,6 +247,9 @@ def finder_words(question: str) -> frozenset[str]:
 #: Endings of inflected and derived words ("meds", "thinners", "blurry", "blockers",
 #: "addictive", "dispensed"): a common stem plus one of them is a common word, not a name.
 INFLECTIONS = ("ing", "ers", "es", "ed", "ry", "ive", "ly", "ness", "ment", "s", "y", "d")
+#: Endings of a verb's forms on one stem ("deplet": "deplete", "depleted", "depletion"); a
+#: word is common when another form of its stem is a whole word of the vocabulary.
+VERB_ENDINGS = ("ions", "ion", "ing", "ers", "er", "ed", "es", "e", "ive")
 #: The shortest half of a compound of two common words ("heartburn", "bedtime").
 COMPOUND_PART = 4
 
@@ -256,18 +259,21 @@ def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
 
     A word is common when it is one whole word of the model's vocabulary,
     such a word of at least three letters plus one of :data:`INFLECTIONS`
-    ("meds", "thinners", "blockers"), or two such words of at least
+    ("meds", "thinners", "blockers"), a form of a verb another form of which is
+    whole (:data:`VERB_ENDINGS`: "depletion" of "depleted"), or two such words of at least
     :data:`COMPOUND_PART` letters written as one ("heartburn"; shorter parts
     would read "Prozac" as pro + zac). Brand names such as "Sudafed",
     "Lovenox" or "Cialis" keep a part the vocabulary does not hold, so they
     stay name-like.
 
     Example:
-        >>> vocab = {"med", "thinner", "dose", "heart", "burn", "love", "no", "pro"}
+        >>> vocab = {"med", "thinner", "dose", "heart", "burn", "love", "no", "pro", "depleted"}
         >>> common = common_words(lambda w: 1 if w in vocab else 3)
         >>> words = ("dose", "meds", "thinners", "heartburn", "sudafed", "lovenox", "prozac")
         >>> [common(w) for w in words]
         [True, True, True, True, False, False, False]
+        >>> common("depletion"), common("kustomization")
+        (True, False)
     """
 
     def whole(word: str, shortest: int) -> bool:
@@ -279,6 +285,9 @@ def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
         stems = [word[: -len(end)] for end in INFLECTIONS if word.endswith(end)]
         if any(whole(stem, 3) for stem in stems):
             return True
+        stems = [word[: -len(end)] for end in VERB_ENDINGS if word.endswith(end)]
+        if any(whole(stem + end, 5) for stem in stems if len(stem) >= 4 for end in VERB_ENDINGS):
+            return True  # another form of the same verb is whole: "depletion" of "depleted"
         return any(
             whole(word[:i], COMPOUND_PART) and whole(word[i:], COMPOUND_PART)
             for i in range(COMPOUND_PART, len(word) - COMPOUND_PART + 1)
