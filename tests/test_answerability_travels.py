@@ -116,6 +116,68 @@ def test_a_word_the_evidence_holds_after_a_prefix_does_not_veto(sx: Sectio) -> N
         assert result.details.answerability.signals.rule == "unknown_name"
 
 
+#: Two licences as records: what kind of document the collection holds ("License").
+LICENCE_ROWS = [
+    {
+        "chunk_id": f"{doc}#{i}",
+        "doc_id": doc,
+        "doc_title": title,
+        "section_key": f"s{i}",
+        "part_index": 0,
+        "text": text,
+    }
+    for doc, title, texts in (
+        (
+            "apache-2.0",
+            "Apache License 2.0",
+            [
+                "Each Contributor grants You a Patent License to make and sell the Work.",
+                "You must give recipients a copy of this License with the Work.",
+            ],
+        ),
+        (
+            "mpl-2.0",
+            "Mozilla Public License 2.0",
+            [
+                "Covered Software is made available under the terms of this License.",
+                "You may distribute the Executable Form under the terms of this License.",
+            ],
+        ),
+    )
+    for i, text in enumerate(texts)
+]
+
+
+def test_a_document_of_the_collections_kind_it_does_not_hold_abstains(tmp_path: Path) -> None:
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "l.jsonl", LICENCE_ROWS), collection="lic")
+
+        def rule(question: str) -> tuple[str, str | None, list[str]]:
+            result = s.ask(question, collection="lic", tenant="default", record=False)
+            report = result.details.answerability
+            assert report is not None
+            return result.decision, report.signals.rule, report.uncovered or []
+
+        # another licence, named with capitals, that the collection never writes
+        assert rule("What does the change date mean in the Business Source License?") == (
+            "ABSTAIN",
+            "other_document",
+            ["business", "source", "license"],
+        )
+        # the collection's own licence named with a word it never contains: another one
+        assert rule("What does the Zorbland Apache License say about patents?")[1] == (
+            "other_document"
+        )
+        # its own licences, a name it writes, and one beside a licence the question names
+        for question in (
+            "What does the Apache License say about patents?",
+            "Who grants the Patent License?",
+            "Is the Apache License like the Business Source License?",
+            "what does the business source license say",
+        ):
+            assert rule(question)[1] != "other_document", question
+
+
 def test_an_unknown_compound_of_written_words_does_not_veto(generic: Sectio) -> None:
     asked = generic.ask("Who are the Copyrightholders of the work?", collection="g")
     report = asked.details.answerability

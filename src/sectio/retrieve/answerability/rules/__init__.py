@@ -11,6 +11,9 @@ rule                decides
 ==================  ==========================================================
 ``compound_name``   a named document's name followed by a name the collection
                     never contains (another product) abstains
+``other_document``  a capitalised name of the evidence documents' kind that no
+                    document has and the collection never writes abstains
+                    ("the Business Source License" beside licences)
 ``named_document``  a named document passes
 ``lookup_keyword``  a lookup that found its phrase word for word passes
 ``exact_seed``      a docs plan that found a page by its exact path, or read a
@@ -45,7 +48,7 @@ from sectio.retrieve.answerability.rules.coverage import Coverage
 from sectio.retrieve.answerability.rules.dense import DenseFloor
 from sectio.retrieve.answerability.rules.lookup import LookupKeyword
 from sectio.retrieve.answerability.rules.measure import Measure
-from sectio.retrieve.answerability.rules.named import CompoundName, NamedDocument
+from sectio.retrieve.answerability.rules.named import CompoundName, NamedDocument, OtherDocument
 from sectio.retrieve.answerability.rules.planner import ExactSeed, Planner
 from sectio.retrieve.answerability.rules.rerank import RerankFloor
 from sectio.retrieve.answerability.rules.subject import Subject
@@ -57,6 +60,7 @@ def section_rules() -> tuple[Rule, ...]:
     """The section router's chain (``engine = "router"``)."""
     return (
         CompoundName(),
+        OtherDocument(),
         NamedDocument(),
         LookupKeyword(),
         Measure(),
@@ -94,6 +98,7 @@ __all__ = [
     "LookupKeyword",
     "Measure",
     "NamedDocument",
+    "OtherDocument",
     "Planner",
     "RerankFloor",
     "Subject",

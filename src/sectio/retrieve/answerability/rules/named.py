@@ -1,5 +1,7 @@
 """A named document is the subject: it passes, unless a word right after its name names
-another product the collection does not hold ("amoxicillin clavulanic acid").
+another product the collection does not hold ("amoxicillin clavulanic acid"), or the
+question names another document of the collection's kind ("the Business Source
+License" beside licences, "the Colorado AI Act" beside the EU's).
 
 Decided before the coverage signals are computed, so exact routes stay cheap.
 A domain pack adds its own rules for named documents before these
@@ -8,11 +10,14 @@ A domain pack adds its own rules for named documents before these
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
+from collections.abc import Iterable
 
-from sectio.retrieve.answerability.context import RuleContext
+from sectio.retrieve.answerability.context import PLANNER_ROUTE, RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
+from sectio.retrieve.learned.names import name_variants
 from sectio.retrieve.routes.base import Turn
 from sectio.retrieve.text import tokens
 from sectio.retrieve.words import quantity_word, verb_form
@@ -44,6 +49,116 @@ class CompoundName:
             return None
         ctx.signals.compound_name = compound
         return ctx.decide(self.name, SUBJECT_NOT_IN_CORPUS, compound)
+
+
+class OtherDocument:
+    """``other_document``: the question names, with capitals, a document of the kind the
+    evidence documents are (its last word is the last word of one of their names:
+    "Act", "License") that the collection does not hold: "Digital Services Act
+    content moderation ..." beside the AI Act, "the Business Source License" beside
+    seven licences, "Colorado AI Act requirements ..." (the AI Act's name inside it,
+    with a word the collection never contains before it: another state's act).
+
+    A name of two capitalised words or more, not a document's name, that the
+    collection never writes as such (some pair of its neighbouring words is never
+    written side by side, :class:`~sectio.retrieve.stats.TermPairs`); a name
+    holding a document's name ("the EU AI Act") needs a word the collection never
+    contains beside it; one beside a document the question names ("How does the AI
+    Act relate to the General Data Protection Regulation?") is a detail of it. Not
+    where documents are the subjects (``subject = "document"``: the subject rules
+    read other products there), nor on the docs planner's route (a page title's
+    last word is no kind: "Custom Generator"), nor for a claim to check.
+    """
+
+    name = "other_document"
+
+    def check(self, ctx: RuleContext) -> Verdict | None:
+        outcome = ctx.outcome
+        if ctx.settings.subject == "document" or outcome.route == PLANNER_ROUTE:
+            return None
+        if not ctx.asks and ctx.question.rstrip().endswith("."):
+            return None  # a sentence: a claim to check, whose names are details
+        kinds = kind_words(e.doc_title or "" for e in outcome.evidence)
+        if not kinds:
+            return None
+        names = document_spans(ctx.turn)
+        for run in capitalised_runs(ctx.question):
+            if run[-1] not in kinds:
+                continue
+            inside = next((n for n in names if _within(n, run)), None)
+            if inside is not None:
+                rest = [w for w in run if w not in inside]
+                if all(w in ctx.stats.words for w in rest):
+                    continue  # "the EU AI Act": the document's own name, qualified
+            elif names or _written(run, ctx):
+                continue  # beside a document it names ("the AI Act and the GDPR"): details
+            return ctx.decide(self.name, SUBJECT_NOT_IN_CORPUS, list(run))
+        return None
+
+
+def kind_words(titles: Iterable[str]) -> frozenset[str]:
+    """The last word (letters only) of each title, its parenthesised parts left out, and
+    of each of its names of two words or more (:func:`name_variants`): what kind of
+    document it is ("Regulation (EU) 2024/1689 (Artificial Intelligence Act)":
+    "regulation", "act"; "GNU General Public License v3.0": "license").
+
+    Example:
+        >>> sorted(kind_words(["Regulation (EU) 2024/1689 (Artificial Intelligence Act)"]))
+        ['act', 'regulation']
+    """
+    out: set[str] = set()
+    for title in dict.fromkeys(titles):
+        bare = re.sub(r"\([^()]*\)", " ", title)
+        for name in (bare, *name_variants(title)):
+            words = [w for w in tokens(name) if w.isalpha()]
+            if len(words) >= 2 or (name is bare and words):
+                out.add(words[-1])
+    return frozenset(out)
+
+
+def capitalised_runs(question: str) -> list[tuple[str, ...]]:
+    """Every run of two words or more written with a capital, lowercased ("Digital
+    Services Act", "the EU AI Act" -> ``("eu", "ai", "act")``).
+
+    Example:
+        >>> capitalised_runs("Is the Business Source License like the MIT License?")
+        [('business', 'source', 'license'), ('mit', 'license')]
+    """
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for word in re.findall(r"[^\W\d_][\w'’-]*", question):
+        if word[:1].isupper():
+            run.append(word)
+            continue
+        if len(run) >= 2:
+            runs.append(tuple(w for r in run for w in tokens(r)))
+        run = []
+    if len(run) >= 2:
+        runs.append(tuple(w for r in run for w in tokens(r)))
+    return runs
+
+
+def document_spans(turn: Turn) -> list[tuple[str, ...]]:
+    """The words of each document name the resolution read in the question."""
+    res = turn.resolution
+    if res is None or not res.spans:
+        return []
+    words = tokens(turn.question)
+    return [tuple(words[start:end]) for start, end in res.spans]
+
+
+def _within(name: tuple[str, ...], run: tuple[str, ...]) -> bool:
+    n = len(name)
+    return any(run[i : i + n] == name for i in range(len(run) - n + 1))
+
+
+def _written(run: tuple[str, ...], ctx: RuleContext) -> bool:
+    """Whether the collection writes every pair of the run's neighbouring content words
+    side by side (stopwords skipped; either order)."""
+    terms = [t for t in (ctx.words.lexical.terms(w) for w in run) if t]
+    return all(
+        any((a, b) in ctx.stats.pairs for a in x for b in y) for x, y in itertools.pairwise(terms)
+    )
 
 
 class NamedDocument:
