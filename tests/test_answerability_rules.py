@@ -47,6 +47,7 @@ def test_a_toy_rule_is_one_module_and_one_registration_line(
 def test_each_engine_registers_its_chain() -> None:
     assert [r.name for r in section_rules()] == [
         "compound_name",
+        "other_document",
         "named_document",
         "lookup_keyword",
         "measure",
