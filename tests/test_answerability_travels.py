@@ -100,22 +100,6 @@ def test_a_word_the_collection_writes_as_two_is_explained() -> None:
         assert not written_apart(word, lexical, stats), word
 
 
-def test_a_word_the_evidence_holds_after_a_prefix_does_not_veto(sx: Sectio) -> None:
-    router = names_read(sx.router("default"))
-    # "rebleeding" is the labels' "bleeding" after "re" ("unpickle": "pickle"): a derived
-    # word, weighed out where the passages hold the word it derives from
-    derived = router.ask("does stomach upset occur with rebleeding?", tenant="default")
-    report = derived.details.answerability
-    assert report is not None and report.signals.weighed == ["rebleeding"]
-    assert (derived.decision, report.signals.rule) == ("ANSWERABLE", "covered")
-    # written with a capital it is a name; no prefix before a held word: both veto
-    for other in ("Rebleeding", "zobleeding"):
-        result = router.ask(f"does stomach upset occur with {other}?", tenant="default")
-        assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
-        assert result.details.answerability is not None
-        assert result.details.answerability.signals.rule == "unknown_name"
-
-
 #: Two licences as records: what kind of document the collection holds ("License").
 LICENCE_ROWS = [
     {
@@ -191,17 +175,28 @@ def test_an_unknown_compound_of_written_words_does_not_veto(generic: Sectio) -> 
     )
 
 
-def test_a_typo_of_a_word_the_evidence_holds_does_not_veto(sx: Sectio) -> None:
+@pytest.mark.parametrize(
+    ("question", "word", "vetoed"),
+    [
+        # "bleding" is one letter from the labels' "bleeding", which the passages hold: a
+        # typo; written with a capital it is a name, two letters away another word
+        ("does stomach upset occur with a {} disorder?", "bleding", ("Bleding", "blexing")),
+        # "rebleeding" is "bleeding" after "re" ("unpickle": "pickle"): a derived word;
+        # written with a capital it is a name, with no prefix before a held word another
+        ("does stomach upset occur with {}?", "rebleeding", ("Rebleeding", "zobleeding")),
+    ],
+    ids=["typo", "prefix"],
+)
+def test_a_word_the_evidence_holds_misspelled_or_after_a_prefix_does_not_veto(
+    sx: Sectio, question: str, word: str, vetoed: tuple[str, ...]
+) -> None:
     router = names_read(sx.router("default"))
-    # "bleding" is one letter from the labels' "bleeding", which the passages hold: a typo
-    typo = router.ask("does stomach upset occur with a bleding disorder?", tenant="default")
-    report = typo.details.answerability
-    assert report is not None and report.signals.weighed == ["bleding"]
-    assert (typo.decision, report.signals.rule) == ("ANSWERABLE", "covered")
-    # written with a capital it is a name; two letters away, another word: both veto
-    for other in ("Bleding", "blexing"):
-        q = f"does stomach upset occur with a {other} disorder?"
-        result = router.ask(q, tenant="default")
+    weighed = router.ask(question.format(word), tenant="default")
+    report = weighed.details.answerability
+    assert report is not None and report.signals.weighed == [word]
+    assert (weighed.decision, report.signals.rule) == ("ANSWERABLE", "covered")
+    for other in vetoed:
+        result = router.ask(question.format(other), tenant="default")
         assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
         assert result.details.answerability is not None
         assert result.details.answerability.signals.rule == "unknown_name"

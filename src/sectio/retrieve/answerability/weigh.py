@@ -35,7 +35,7 @@ no salient term (:func:`sectio.retrieve.words.quantity_word`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from sectio.retrieve.stats import evidence_terms
@@ -92,13 +92,7 @@ def typo_in_evidence(word: str, ctx: RuleContext) -> bool:
     (:func:`written_small`), one edit from a collection word (:func:`misspellings`)
     whose terms the evidence has ("panick" where the passages say "panic"; "ambien" is
     one edit from "ambient", which no passage about sleep holds)."""
-    if not ctx.outcome.evidence or not written_small(word, ctx.question):
-        return False
-    near = misspellings(word, ctx.stats.words)
-    if not near:
-        return False
-    held = evidence_terms(ctx.outcome.evidence, ctx.words.lexical)
-    return any(ctx.words.lexical.terms(v) & held for v in near)
+    return _small_and_held(word, ctx, lambda: misspellings(word, ctx.stats.words))
 
 
 #: Prefixes that make a word of a word ("unpickle", "redeploy", "deserialise").
@@ -112,19 +106,29 @@ def derived_in_evidence(word: str, ctx: RuleContext) -> bool:
     small letters (:func:`written_small`), a prefix of :data:`PREFIXES` then a word of the
     collection of at least :data:`STEM_LENGTH` letters whose terms the evidence has
     ("unpickle" where the passages say "pickle"; "Unreal", written as a name, is not)."""
+    return _small_and_held(
+        word,
+        ctx,
+        lambda: [
+            word[len(p) :]
+            for p in PREFIXES
+            if word.startswith(p)
+            and len(word) - len(p) >= STEM_LENGTH
+            and word[len(p) :] in ctx.stats.words
+        ],
+    )
+
+
+def _small_and_held(word: str, ctx: RuleContext, candidates: Callable[[], Iterable[str]]) -> bool:
+    """Whether ``word`` is written in small letters and one of the collection words it may
+    stand for (``candidates``, read only then) has terms the evidence holds."""
     if not ctx.outcome.evidence or not written_small(word, ctx.question):
         return False
-    stems = [
-        word[len(p) :]
-        for p in PREFIXES
-        if word.startswith(p)
-        and len(word) - len(p) >= STEM_LENGTH
-        and word[len(p) :] in ctx.stats.words
-    ]
-    if not stems:
+    words = list(candidates())
+    if not words:
         return False
     held = evidence_terms(ctx.outcome.evidence, ctx.words.lexical)
-    return any(ctx.words.lexical.terms(v) & held for v in stems)
+    return any(ctx.words.lexical.terms(v) & held for v in words)
 
 
 def written_apart(word: str, lexical: LexicalEncoder, stats: TermStats) -> bool:

@@ -124,18 +124,9 @@ def capitalised_runs(question: str) -> list[tuple[str, ...]]:
         >>> capitalised_runs("Is the Business Source License like the MIT License?")
         [('business', 'source', 'license'), ('mit', 'license')]
     """
-    runs: list[tuple[str, ...]] = []
-    run: list[str] = []
-    for word in re.findall(r"[^\W\d_][\w'’-]*", question):
-        if word[:1].isupper():
-            run.append(word)
-            continue
-        if len(run) >= 2:
-            runs.append(tuple(w for r in run for w in tokens(r)))
-        run = []
-    if len(run) >= 2:
-        runs.append(tuple(w for r in run for w in tokens(r)))
-    return runs
+    words = re.findall(r"[^\W\d_][\w'’-]*", question)
+    groups = (list(g) for upper, g in itertools.groupby(words, lambda w: w[:1].isupper()) if upper)
+    return [tuple(w for r in run for w in tokens(r)) for run in groups if len(run) >= 2]
 
 
 def document_spans(turn: Turn) -> list[tuple[str, ...]]:
