@@ -297,6 +297,21 @@ def test_a_folder_names_its_org_and_asciidoc_files(tmp_path: Path) -> None:
     assert detect_source(tmp_path).reason == "markdown: 1 Org file, 1 AsciiDoc file"
 
 
+def test_a_docs_site_cname_and_codeowners_are_listed_as_ignored_not_read(tmp_path: Path) -> None:
+    """A MkDocs tree holds GitHub Pages' CNAME (one line, the domain): it is no page."""
+    (tmp_path / "index.md").write_text("# Zed\n\nA tool.\n", encoding="utf-8")
+    (tmp_path / "CNAME").write_text("www.zed.example\n", encoding="utf-8")
+    (tmp_path / "CODEOWNERS").write_text("* @zed\n", encoding="utf-8")
+    (tmp_path / "NEWS").write_text("Zed 1.0: first release.\n", encoding="utf-8")
+    detected = detect_source(tmp_path)
+    assert {p.name for p in detected.files} == {"index.md", "NEWS"}
+    ignored = dict((p.name, why) for p, why in detected.ignored)
+    assert ignored == {
+        "CNAME": "a site's or a tool's file, not a document",
+        "CODEOWNERS": "a site's or a tool's file, not a document",
+    }
+
+
 def test_an_ignored_compressed_file_is_named_by_what_it_compresses(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("# Zed\n\nA tool.\n", encoding="utf-8")
     (tmp_path / "manual.texi.gz").write_bytes(gzip.compress(b"@node Top\n"))

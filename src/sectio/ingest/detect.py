@@ -20,7 +20,8 @@ A **folder** is:
   (``.json``, ``.jsonl``, ``.ndjson``, each maybe ``.gz``), refused documents
   (a scanned PDF, a name that lies about the content) and ignored files, each
   with why (an image, code or a site asset, configuration, a hidden file, a page
-  template, a tool's text file such as ``requirements.txt``);
+  template, a tool's text file such as ``requirements.txt``, a site's or a tool's file
+  such as ``CNAME`` or ``CODEOWNERS``);
 * record files only: chunks, every file read, in path order; a record file whose
   first record has no ``chunk_id`` is an error naming it;
 * documents only: ``markdown``; JSON files that hold no records (``package.json``,
@@ -166,6 +167,9 @@ def _refusal(path: Path, kind: str | None) -> str:
 
 
 _NOT_TEXT_DOCS = ("requirements", "robots", "cmakelists", "constraints")
+#: Upper-case names of a site's or a repository's tool files, not documents: GitHub Pages'
+#: ``CNAME`` (one line, the site's domain), ``CODEOWNERS``, ``OWNERS``, ``VERSION``.
+_TOOL_FILES = frozenset({"cname", "codeowners", "owners", "owners_aliases", "version"})
 
 
 def _ignored_why(path: Path) -> str:
@@ -188,6 +192,8 @@ def _document_kind(path: Path) -> tuple[str | None, str]:
     kind, why = kind_of(path)
     if kind == "txt" and path.stem.lower().startswith(_NOT_TEXT_DOCS):
         return None, "a tool's text file, not a document"
+    if kind == "txt" and path.name.lower() in _TOOL_FILES:
+        return None, "a site's or a tool's file, not a document"
     if kind == "html" and _is_template(path):
         return None, "a page template (Jinja/Liquid tags)"
     return kind, why
