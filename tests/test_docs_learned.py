@@ -10,12 +10,14 @@ asked in other words.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sectio import Sectio, Settings
+from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.request import AskRequest
 from sectio.ingest.markdown import read_markdown
 from sectio.plan import DocsPlanRoute, stored
@@ -457,3 +459,64 @@ def test_a_one_word_title_beside_a_word_of_where_it_is_is_written(tmp_path: Path
         ("docs/hyc.md", "hop-yield-calculation/problems")
     }
     assert v.titled("What problems can a cold mash cause?") == frozenset()
+
+
+def test_a_docs_collection_drafts_a_docs_planner_profile_that_keeps_its_planner(
+    brew_home: Path, tmp_path: Path
+) -> None:
+    """``sectio profile draft -c`` of a docs tree: re-ingested with the draft, the tree keeps
+    the docs planner and its learned headings (a section router's draft had lost both:
+    every question went to ``fallback_search``)."""
+    from click.testing import CliRunner
+
+    from sectio.cli.base import cli as main
+
+    env = {"SECTIO_HOME": str(brew_home), "SECTIO_EMBEDDER": "fake"}
+    drafted = CliRunner().invoke(main, ["profile", "draft", "-c", COLL], env=env)
+    assert drafted.exit_code == 0, drafted.output
+    out = tmp_path / "brew.toml"
+    out.write_text(drafted.output, encoding="utf-8")
+    profile = load_profile(out)
+    assert profile.engine == "docs_planner" and not profile.sections
+    assert profile.docs["default_prefixes"] == ["docs/"]
+    assert profile.docs["general_prefer_prefixes"] == ["docs/"]  # no index page: the root
+    assert "api_prefixes" not in profile.docs  # no api or reference page: the default stays
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(make_tree(tmp_path / "tree"), fmt="markdown", collection=COLL, profile=str(out))
+        result = s.ask("brewkit lock options", collection=COLL, record=False)
+        assert s.learned(COLL)["engine"] == "docs_planner"
+    assert result.route == "docs_plan" and result.resolved_section_key == "commands/lock/options"
+
+
+def test_a_drafted_docs_profile_names_the_trees_folders_by_kind() -> None:
+    from sectio.retrieve.learned.draft import draft_profile
+
+    paths = ["docs/index.md", "docs/reference/cli.md", "docs/reference/config.md",
+             "docs/guides/deploy.md", "docs/architecture.md", "docs/faq.md"]  # fmt: skip
+    text = draft_profile(
+        [{"doc_id": p, "section_key": "intro"} for p in paths],
+        name="kit",
+        profile=load_profile("docs"),
+    )
+    docs = load_profile_text(text).docs
+    assert docs["api_prefixes"] == docs["api_hard_prefixes"] == ["docs/reference/", "docs/"]
+    assert docs["architecture_prefixes"] == ["docs/architecture.md", "docs/"]
+    assert docs["logic_prefixes"] == ["docs/guides/", "docs/"]
+    assert docs["general_prefer_prefixes"] == ["docs/index.md", "docs/"]
+    flat = draft_profile(
+        [{"doc_id": p} for p in ("api.md", "advanced/ssl.md", "index.md")],
+        name="flat",
+        profile=load_profile("docs"),
+    )
+    flat_docs = load_profile_text(flat).docs
+    assert flat_docs["api_prefixes"] == ["api.md"]
+    assert "api_hard_prefixes" not in flat_docs  # no root: no filter to api.md alone
+    assert load_profile("docs").lexical == load_profile_text(flat).lexical
+
+
+def load_profile_text(text: str) -> CorpusProfile:
+    """``text`` read as a profile file (a draft must parse as one)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "drafted.toml"
+        path.write_text(text, encoding="utf-8")
+        return load_profile(path)

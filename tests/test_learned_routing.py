@@ -424,3 +424,17 @@ def test_ask_prints_how_the_section_was_chosen(tmp_path: Path) -> None:
     data = json.loads(http.output)
     assert data["route"] == "section" and data["resolved_section_key"] == "article_17"
     assert data["details"]["section_resolution"]["via"] == "learned_title"
+
+
+def test_a_drafted_profile_keeps_the_collections_bm25_settings(tmp_path: Path) -> None:
+    """A Vietnamese collection's draft keeps its BM25 (no stemmer, accent-folded copy):
+    re-ingested with an English one, "chống chỉ định" would no longer match "chong chi dinh"."""
+    from sectio.retrieve.learned.draft import draft_profile
+
+    rows = [{"doc_id": "luat", "section_key": "dieu_1", "section_title": "Điều 1. Phạm vi"}]
+    vi = load_profile("generic_vi")
+    out = tmp_path / "vi.toml"
+    out.write_text(draft_profile(rows, name="luat", profile=vi), encoding="utf-8")
+    drafted = load_profile(out)
+    assert drafted.engine == "router" and drafted.lexical == vi.lexical
+    assert drafted.lexical.fold_diacritics and drafted.lexical.language == "none"

@@ -873,7 +873,9 @@ class Sectio(DocumentsFacade):
     ) -> str:
         """A complete TOML profile drafted from ``src`` (any ingestable source, read with the
         default profile's BM25 words) or from ``tenant``'s records of ``collection`` (its
-        own), in book order (:func:`sectio.retrieve.learned.draft.draft_profile`).
+        own), in book order (:func:`sectio.retrieve.learned.draft.draft_profile`), of the
+        collection's engine and BM25 settings (a source's: its format's default profile's;
+        a docs tree drafts a docs planner profile).
 
         Raises:
             ConfigError: both or neither of ``src`` and ``collection``.
@@ -890,8 +892,10 @@ class Sectio(DocumentsFacade):
             from sectio.ingest.readers import read_source
 
             path = Path(src)
-            payloads = [r.payload() for r in read_source(path, fmt).records]
-            lexical = LexicalEncoder(load_profile(None).lexical)
+            read = read_source(path, fmt)
+            payloads = [r.payload() for r in read.records]
+            profile = load_profile("docs" if read.format == "markdown" else "generic")
+            lexical = LexicalEncoder(profile.lexical)
             name, source = path.stem or "corpus", str(path)
         else:
             assert collection is not None
@@ -900,8 +904,13 @@ class Sectio(DocumentsFacade):
             coll = self.collection(collection)
             payloads = collection_payloads(coll, tenant, self.tenant_guard)
             lexical, name, source = coll.lexical, collection, f"collection {collection!r}"
+            profile = coll.profile
         return draft_profile(
-            payloads, name=name, source=source, content=lambda w: bool(lexical.terms(w))
+            payloads,
+            name=name,
+            source=source,
+            content=lambda w: bool(lexical.terms(w)),
+            profile=profile,
         )
 
     # --- snapshots ------------------------------------------------------------------

@@ -19,11 +19,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from sectio.contract.profile import CorpusProfile
+from sectio.retrieve.learned.docs_draft import draft_docs_profile, lexical_lines, toml_value
 from sectio.retrieve.learned.numbers import Number
 from sectio.retrieve.learned.vocabulary import LearnedVocabulary, title_phrases
 from sectio.retrieve.text import tokens
@@ -43,13 +44,7 @@ FORMS: dict[str | None, tuple[str, ...]] = {
 }
 
 
-def _toml(value: object) -> str:
-    """A TOML value (strings as JSON-escaped basic strings, which TOML reads the same)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return json.dumps(value, ensure_ascii=False)
+_toml = toml_value
 
 
 def _book_order(payloads: Iterable[Mapping[str, Any]]) -> list[tuple[str, Counter[str]]]:
@@ -83,8 +78,17 @@ def draft_profile(
     name: str,
     source: str = "",
     content: Callable[[str], bool] = lambda _w: True,
+    profile: CorpusProfile | None = None,
 ) -> str:
-    """A complete TOML profile for the corpus of ``payloads`` (see the module doc)."""
+    """A complete TOML profile for the corpus of ``payloads`` (see the module doc), of the
+    engine and BM25 settings of ``profile`` (the collection's, or the default one of the
+    source's format; None: the section router's, English BM25): a docs planner's corpus
+    gets a docs planner profile (:func:`~sectio.retrieve.learned.docs_draft.draft_docs_profile`),
+    whose headings route by themselves; re-ingested with a section router's, the tree
+    would lose its planner."""
+    lexical = profile.lexical if profile is not None else None
+    if profile is not None and profile.engine == "docs_planner":
+        return draft_docs_profile(payloads, name=name, source=source, lexical=lexical)
     vocab = LearnedVocabulary.from_payloads(payloads, content=content)
     sections = _book_order(payloads)
     intro = {k for k, t in sections if INTRO_WORDS & set(tokens(t.most_common(1)[0][0]))}
@@ -101,6 +105,9 @@ def draft_profile(
         "",
         "[learning]",
         "enabled = true",
+        "",
+        "[lexical]",
+        *lexical_lines(lexical),
     ]
     for key, titles in sections:
         title = titles.most_common(1)[0][0] or key
