@@ -15,6 +15,7 @@ from sectio import Sectio, Settings
 from sectio.cli import main
 from sectio.errors import ContractError, RecordError
 from sectio.ingest.detect import detect_source
+from sectio.ingest.readers import read_source
 from tests.helpers import chunk
 
 
@@ -175,6 +176,36 @@ def test_a_file_of_unknown_shape_is_refused_saying_what_it_holds(
     path.write_bytes(content)
     with pytest.raises(ContractError, match=needle):
         detect_source(path)
+
+
+def test_an_export_of_its_own_shape_is_told_how_to_rename_its_fields(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    """A FAQ exported as JSON (id, question, answer, category): the refusal writes the
+    rename that makes it BEIR records, and the renamed file loads (the other fields kept
+    as metadata)."""
+    faq = [
+        {"id": "q1", "category": "Billing", "question": "Refunds?", "answer": "Within 30 days."},
+        {"id": "q2", "category": "Account", "question": "Reset?", "answer": "Use the link."},
+    ]
+    export = tmp_path / "faq.json"
+    export.write_text(json.dumps(faq), encoding="utf-8")
+    with pytest.raises(ContractError) as err:
+        detect_source(export)
+    assert str(err.value).endswith(
+        "rename your fields to those, e.g. jq -c '.[] | . + {_id: .id, title: .question, "
+        "text: .answer}' faq.json > faq.beir.jsonl"
+    )
+    renamed = tmp_path / "faq.beir.jsonl"  # what the jq command writes, written here
+    renamed.write_text(
+        jsonl([{**r, "_id": r["id"], "title": r["question"], "text": r["answer"]} for r in faq])
+    )
+    report = sectio.ingest(renamed, collection="faq")
+    assert report.format == "beir" and report.upserted == 2
+    hits = sectio.search("Within 30 days.", collection="faq", top_k=1).hits
+    assert hits[0].doc_id == "q1" and hits[0].doc_title == "Refunds?"
+    records = read_source(renamed).records
+    assert records[0].metadata["category"] == "Billing"  # the other fields, kept
 
 
 def test_cli_prints_the_detection(

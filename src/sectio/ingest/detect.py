@@ -149,12 +149,45 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
             f"{path}: cannot tell the format: it holds {what}; a chunk record needs "
             "chunk_id, doc_id, section_key, part_index and text (docs/guides/chunk-files.md), "
             "a BEIR record _id and text: rename your fields to those"
+            + rename_hint(path, found.keys or frozenset(), found.container)
         )
     raise ContractError(
         f"{path}: cannot tell the format: it holds {what}; expected chunk records "
         "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX or "
         "text (.txt, .rst, .org, .adoc, README); pass --format"
     )
+
+
+#: Field names of an export's record id, title and text, in the order they are tried.
+ID_FIELDS = ("id", "uuid", "slug", "key", "url", "path")
+TITLE_FIELDS = ("title", "question", "name", "heading", "subject", "headline")
+TEXT_FIELDS = ("text", "body", "content", "answer", "description", "abstract", "summary")
+
+
+def rename_hint(path: Path, keys: frozenset[str], container: str) -> str:
+    """A ``jq`` command that renames an export's fields to a BEIR record's (``_id``,
+    ``title``, ``text``; the other fields stay, as metadata), when its first record has an
+    id and a text field by name (:data:`ID_FIELDS`, :data:`TEXT_FIELDS`); '' otherwise.
+
+    Example:
+        >>> h = rename_hint(Path("faq.json"), frozenset({"id", "question", "answer"}), "json-array")
+        >>> h.split("jq -c ")[1]
+        "'.[] | . + {_id: .id, title: .question, text: .answer}' faq.json > faq.beir.jsonl"
+        >>> rename_hint(Path("x.jsonl"), frozenset({"body"}), "jsonl")
+        ''
+    """
+
+    def first(names: tuple[str, ...]) -> str | None:
+        return next((n for n in names if n in keys), None)
+
+    ident, title, text = first(ID_FIELDS), first(TITLE_FIELDS), first(TEXT_FIELDS)
+    if ident is None or text is None:
+        return ""
+    pairs = [("_id", ident), *([("title", title)] if title else []), ("text", text)]
+    obj = ", ".join(f"{k}: .{v}" for k, v in pairs)
+    each = ".[] | " if container == "json-array" else ""
+    stem = path.name.split(".", 1)[0]
+    return f", e.g. jq -c '{each}. + {{{obj}}}' {path.name} > {stem}.beir.jsonl"
 
 
 def _refusal(path: Path, kind: str | None) -> str:
