@@ -317,3 +317,64 @@ def test_an_ignored_compressed_file_is_named_by_what_it_compresses(tmp_path: Pat
     (tmp_path / "manual.texi.gz").write_bytes(gzip.compress(b"@node Top\n"))
     ignored = dict((p.name, why) for p, why in detect_source(tmp_path).ignored)
     assert ignored == {"manual.texi.gz": "not a format sectio reads (.texi.gz)"}
+
+
+#: A standard as typewritten plain text (the shape of an RFC): numbered titles, a table of
+#: contents indented, a numbered list, and a page break (footer, form feed, running header).
+STANDARD = """Widget Transfer Protocol
+
+Table of Contents
+
+   1. Introduction ......................................... 2
+   2.1. Frames ............................................. 3
+
+1.  Introduction
+
+   This document describes the widget transfer protocol.  To use it:
+
+1. Install the widget daemon.
+
+2. Start it.
+
+2.  Frames
+
+2.1.  Frame Layout
+
+   Every frame starts with a length.  The length counts the bytes of
+
+Doe                          Standards Track                    [Page 2]
+\f
+RFC 9999                 Widget Transfer Protocol              June 2031
+
+
+   the payload, never the header.
+
+Appendix A.  Test Vectors
+
+   One frame: 00 01 ff.
+"""
+
+
+def test_a_standards_numbered_titles_are_its_sections_and_its_page_breaks_go() -> None:
+    md = text_to_markdown(STANDARD).markdown
+    heads = [line for line in md.splitlines() if line.startswith("#")]
+    assert heads == [
+        "# 1. Introduction", "# 2. Frames", "## 2.1. Frame Layout", "# Appendix A. Test Vectors",
+    ]  # fmt: skip
+    assert "[Page 2]" not in md and "RFC 9999" not in md and "\f" not in md
+    assert "1. Install the widget daemon." in md  # a list item stays text
+    assert "the payload, never the header." in md
+
+
+def test_a_standard_as_text_answers_a_section_named_by_its_number(tmp_path: Path) -> None:
+    from sectio import Sectio, Settings
+
+    src = tmp_path / "wtp.txt"
+    src.write_text(STANDARD, encoding="utf-8")
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as sx:
+        sx.ingest(src, collection="wtp")
+        result = sx.ask("what does section 2.1 say?", collection="wtp", record=False)
+    assert result.resolved_section_key is not None
+    assert result.resolved_section_key.endswith("2-1-frame-layout")
+    assert result.evidence[0].section_title == "2.1. Frame Layout"
+    assert "the payload, never the header." in " ".join(e.text for e in result.evidence)

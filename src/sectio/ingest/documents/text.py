@@ -11,7 +11,15 @@ underlined title, as READMEs and NEWS files write it::
 a line of at most 80 characters followed by a line of one repeated ``=``,
 ``-``, ``~``, ``*``, ``^`` or ``#`` (3 or more, at least 60% of the title's
 length) is a heading; its level is the order in which the file first uses
-that character (the first is level 1). A Debian changelog (its first line
+that character (the first is level 1). A numbered title, as standards and
+RFCs write them, is a heading too: a paragraph of one line, not indented, of at
+most 80 characters, a section number (``2.1.``, ``4``,
+``Appendix A.``, ``A.1.``) then a title that does not start in lower case or end as a
+sentence does; a one-level number needs two spaces or a tab before its title
+(``1.  Introduction``: a list item writes ``1. Install it``). Its level is its
+number's depth. Page breaks of such documents (a footer line ending
+``[Page 3]``, the form feed, the running header after it) are left out. A
+Debian changelog (its first line
 ``package (version) distribution; urgency=...``, see deb-changelog(5)) has one
 section per entry, titled ``package (version) distribution`` (the document is
 titled by its file name). Without such
@@ -26,6 +34,13 @@ from sectio.ingest.documents.converted import Converted, MarkdownWriter
 
 _RULE = re.compile(r"^\s*([=\-~*^#])\1{2,}\s*$")
 _TITLE_MAX = 80
+#: A numbered title: ``2.1.  Authenticated Encryption``, ``Appendix A.  Test Vectors``,
+#: ``A.1.  Sample Packet`` (an appendix's part).
+_NUMBERED = re.compile(
+    r"^((?:Appendix|Annex) [A-Z](?:\.\d+)*|[A-Z](?:\.\d+)+|\d+(?:\.\d+)*)\.?([ \t]+)(\S.*)$"
+)
+#: A page footer of a typewritten standard: ``McGrew   Standards Track   [Page 3]``.
+_FOOTER = re.compile(r"\[Page \d+\]\s*$")
 #: A Debian changelog entry's first line: ``curl (7.88.1-10) bookworm; urgency=medium``.
 _DEB_ENTRY = re.compile(r"^([a-z0-9][a-z0-9+.-]+ \([^()\s]+\)[^;]*);\s*urgency=", re.I)
 
@@ -39,6 +54,46 @@ def _underlined(lines: list[str], i: int) -> str | None:
     if not m or not title or len(title) > _TITLE_MAX or _RULE.match(title):
         return None
     return m.group(1) if len(rule.strip()) >= 0.6 * len(title) else None
+
+
+def numbered_level(line: str) -> int | None:
+    """The heading level of a numbered title line (its number's depth), or None.
+
+    Example:
+        >>> [numbered_level(x) for x in ("2.1.  Authenticated Encryption", "1.  Introduction",
+        ...  "Appendix A.  Test Vectors", "A.1.  Sample", "1. Install it", "3.2. then it says.",
+        ...  "  4.1. Text")]
+        [2, 1, 1, 2, None, None, None]
+    """
+    m = _NUMBERED.match(line)
+    if m is None or len(line) > _TITLE_MAX:
+        return None
+    number, gap, title = m.group(1), m.group(2), m.group(3).rstrip()
+    deep = "." in number
+    if not (deep or len(gap) >= 2 or "\t" in gap or number[0].isalpha()):
+        return None
+    if title[0].islower() or title[-1] in ".,;:":
+        return None
+    return number.count(".") + 1
+
+
+def without_page_breaks(text: str) -> str:
+    """``text`` without the page breaks of a typewritten standard: each footer line ending
+    ``[Page N]``, each form feed, and the running header line right after one."""
+    out: list[str] = []
+    header_next = False
+    for line in text.split("\n"):
+        if "\f" in line:
+            header_next = True
+            line = line.replace("\f", "")
+        if _FOOTER.search(line):
+            continue
+        if header_next and line.strip():
+            header_next = False
+            if "   " in line.strip():  # a running header is laid out in columns
+                continue
+        out.append(line)
+    return "\n".join(out)
 
 
 def _paragraph(
@@ -58,8 +113,12 @@ def _paragraph(
     while i < len(lines):
         entry = _DEB_ENTRY.match(lines[i]) if changelog else None
         char = None if entry else _underlined(lines, i)
+        alone = len(lines) == 1 and char is None and not entry  # a paragraph of one line
+        level = numbered_level(lines[i]) if alone else None
         if entry:
             heading(1, entry.group(1).strip())
+        elif level is not None:
+            heading(min(level, 6), " ".join(lines[i].split()))
         elif char is not None:
             if char not in levels:
                 levels.append(char)
@@ -74,15 +133,19 @@ def _paragraph(
 
 def text_to_markdown(text: str, title: str = "") -> Converted:
     """``text`` as Markdown paragraphs and headings (see the module docstring); a
-    changelog's document title is ``title`` (its first entry's otherwise)."""
+    changelog's document title is ``title`` (its first entry's otherwise), and so is a
+    numbered document's (its first numbered title otherwise: "1. Introduction")."""
     w = MarkdownWriter()
     levels: list[str] = []
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = without_page_breaks(text.replace("\r\n", "\n").replace("\r", "\n"))
     changelog = bool(_DEB_ENTRY.match(text.lstrip()))
     if changelog and title:
         w.front["title"] = title
-    for para in text.split("\n\n"):
-        _paragraph(w, para.split("\n"), levels, changelog)
+    paragraphs = [p.split("\n") for p in text.split("\n\n")]
+    if title and any(len(p) == 1 and numbered_level(p[0]) for p in paragraphs):
+        w.front["title"] = title  # a standard: "1. Introduction" is no title of it
+    for lines in paragraphs:
+        _paragraph(w, lines, levels, changelog)
     return w.done("txt")
 
 

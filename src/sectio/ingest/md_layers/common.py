@@ -37,13 +37,16 @@ FACT_LABELS = {
 
 
 def name_variants(name: str) -> list[str]:
-    """Lower-case spellings of a name: as is, separators as spaces, CamelCase split.
+    """Lower-case spellings of a name: as is, separators as spaces, CamelCase split, a
+    name of letters then digits split between them.
 
     Example:
         >>> name_variants("OutOfSync")
         ['outofsync', 'out of sync']
         >>> name_variants("argocd_app_sync")
         ['argocd_app_sync', 'argocd app sync']
+        >>> name_variants("rfc9000")
+        ['rfc9000', 'rfc 9000']
     """
     base = " ".join(name.replace("`", "").split())
     out: list[str] = []
@@ -57,6 +60,8 @@ def name_variants(name: str) -> list[str]:
     add(re.sub(r"[-_./:]+", " ", base))
     split = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", base)
     add(re.sub(r"[-_./:]+", " ", split))
+    if re.fullmatch(r"[A-Za-z]+\d+", base):  # "rfc9000" is written "RFC 9000"
+        add(re.sub(r"(?<=[A-Za-z])(?=\d)", " ", base))
     return out
 
 
