@@ -102,7 +102,7 @@ def run(sx: Sectio, q: dict[str, Any]) -> dict[str, Any]:
         "ask": hit(top.doc_id if top else None, top.section_title if top else None, m["gold"]),
         "search": hit(
             first.doc_id if first else None, first.section_title if first else None, m["gold"]
-        ),  # fmt: skip
+        ),
         "abstained": result.decision == "ABSTAIN",
         "top": f"{top.doc_id}: {top.section_title}" if top else None,
     }
