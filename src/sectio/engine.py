@@ -213,11 +213,13 @@ class Sectio(DocumentsFacade):
 
         ``tenant`` assigns a BEIR or Markdown source to a tenant (see
         :func:`sectio.ingest.readers.read_source`). The source is read under the
-        configured input bounds (``SECTIO_MAX_*``); without ``profile``, a Markdown
-        source gets ``docs`` and any other ``generic``. ``progress(phase, done,
-        total)`` is told as each phase starts, advances and ends (the phases of
-        :mod:`sectio.ingest.phases`, ``model`` first; ``total`` 0: a phase without
-        units); the report's ``phases`` hold their seconds.
+        configured input bounds (``SECTIO_MAX_*``); without ``profile``, an existing
+        collection keeps the profile it was built with, and a new one gets ``docs`` for a
+        Markdown source and ``generic`` for any other, with the BM25 of its language
+        (:func:`sectio.registry.default_profile`; the report's ``detected`` says so).
+        ``progress(phase, done, total)`` is told as each phase starts, advances and ends
+        (the phases of :mod:`sectio.ingest.phases`, ``model`` first; ``total`` 0: a phase
+        without units); the report's ``phases`` hold their seconds.
 
         Raises:
             ContractError: an invalid collection name or source (names file, line, field).
@@ -230,7 +232,7 @@ class Sectio(DocumentsFacade):
             embedder = self.embedder
             embedder.count_tokens("")
         with clock.phase("read"):
-            result, prof = self._read(Path(path), fmt, profile, tenant, clock)
+            result, prof = self._read(Path(path), fmt, profile, tenant, clock, collection)
         self.release(collection)
         size = self._write_size(collection, result.records, replace)
         with self.backend.writing(collection, "ingest", size):
@@ -272,8 +274,10 @@ class Sectio(DocumentsFacade):
         profile: str | Path | CorpusProfile | None,
         tenant: str | None,
         clock: PhaseClock,
+        collection: str | None = None,
     ) -> tuple[ReadResult, CorpusProfile]:
-        """The source's records (see :meth:`ingest`) and the profile to load them with."""
+        """The source's records (see :meth:`ingest`) and the profile to load them with
+        (``profile``, else :func:`sectio.registry.default_profile` for ``collection``)."""
         from sectio.contract.bounds import InputLimits
         from sectio.contract.profile import CorpusProfile, load_profile
         from sectio.ingest.readers import read_source
@@ -294,7 +298,13 @@ class Sectio(DocumentsFacade):
             clock=clock,
         )
         if prof is None:
-            prof = load_profile("docs" if result.format == "markdown" else "generic")
+            from sectio.registry import default_profile
+
+            texts = [r.text for r in result.records]
+            bound = self._profile_of(collection) if collection is not None else None
+            prof, why = default_profile(result.format, texts, bound)
+            if why:
+                result = replace(result, detected=f"{result.detected}; {why}")
         return result, prof
 
     def _write_size(
