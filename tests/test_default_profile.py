@@ -56,3 +56,18 @@ def test_a_collection_keeps_the_profile_it_was_built_with(tmp_path: Path) -> Non
         again = sx.ingest(src, fmt="beir", collection="c")
         assert again.action == "converged"
         assert sx.collection("c").profile.name == "generic_ru"
+
+
+def test_a_russian_docs_tree_keeps_the_docs_planner_with_russian_bm25(tmp_path: Path) -> None:
+    tree = tmp_path / "docs"
+    tree.mkdir()
+    for i, text in enumerate(RU):
+        (tree / f"page{i}.md").write_text(f"# Страница {i}\n\n{text}\n", encoding="utf-8")
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as sx:
+        report = sx.ingest(tree, collection="docs")
+        profile = sx.collection("docs").profile
+    assert profile.name == "docs" and profile.engine == "docs_planner"
+    assert profile.lexical.language == "russian"
+    assert report.detected.endswith(
+        "profile docs with generic_ru's [lexical] (--profile sets another)"
+    )
