@@ -71,3 +71,14 @@ def test_a_russian_docs_tree_keeps_the_docs_planner_with_russian_bm25(tmp_path: 
     assert report.detected.endswith(
         "profile docs with generic_ru's [lexical] (--profile sets another)"
     )
+
+
+def test_a_draft_of_a_russian_source_keeps_russian_bm25(tmp_path: Path) -> None:
+    from sectio.contract.profile import load_profile
+
+    src = _beir(tmp_path / "ru", RU)
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as sx:
+        text = sx.draft_profile(src, fmt="beir")
+    out = tmp_path / "drafted.toml"
+    out.write_text(text, encoding="utf-8")
+    assert load_profile(out).lexical == load_profile("generic_ru").lexical

@@ -884,15 +884,15 @@ class Sectio(DocumentsFacade):
         """A complete TOML profile drafted from ``src`` (any ingestable source, read with the
         default profile's BM25 words) or from ``tenant``'s records of ``collection`` (its
         own), in book order (:func:`sectio.retrieve.learned.draft.draft_profile`), of the
-        collection's engine and BM25 settings (a source's: its format's default profile's;
-        a docs tree drafts a docs planner profile).
+        collection's engine and BM25 settings (a source's: those an ingest given no profile
+        would choose, :func:`sectio.registry.default_profile`; a docs tree drafts a docs
+        planner profile).
 
         Raises:
             ConfigError: both or neither of ``src`` and ``collection``.
             CollectionNotFound: no such collection.
             ContractError: a source that cannot be read.
         """
-        from sectio.contract.profile import load_profile
         from sectio.retrieve.learned.draft import draft_profile
 
         if (src is None) == (collection is None):
@@ -902,9 +902,11 @@ class Sectio(DocumentsFacade):
             from sectio.ingest.readers import read_source
 
             path = Path(src)
+            from sectio.registry import default_profile
+
             read = read_source(path, fmt)
             payloads = [r.payload() for r in read.records]
-            profile = load_profile("docs" if read.format == "markdown" else "generic")
+            profile = default_profile(read.format, [r.text for r in read.records])[0]
             lexical = LexicalEncoder(profile.lexical)
             name, source = path.stem or "corpus", str(path)
         else:
