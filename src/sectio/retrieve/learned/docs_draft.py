@@ -33,7 +33,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from collections import Counter
@@ -41,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sectio.contract.profile import LexicalSettings
+from sectio.retrieve.learned.toml_text import lexical_lines, toml_value
 
 #: Name markers of each kind of page, the ``[docs]`` key of its soft preference and those
 #: of its hard filters (written only with the tree's root after them: a filter to the
@@ -68,24 +68,6 @@ OVERVIEW_PAGES = ("index", "readme", "overview", "introduction", "intro", "getti
                   "getting_started", "quickstart")  # fmt: skip
 
 
-def toml_value(value: object) -> str:
-    """A TOML value (strings as JSON-escaped basic strings, which TOML reads the same)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    return json.dumps(value, ensure_ascii=False)
-
-
-_dumps = toml_value
-
-
-def lexical_lines(lexical: LexicalSettings | None) -> list[str]:
-    """The ``[lexical]`` table's lines: the collection's BM25 settings, kept on re-ingest."""
-    settings = (lexical or LexicalSettings()).model_dump()
-    return [f"{k} = {toml_value(v)}" for k, v in settings.items()]
-
-
 def _words(name: str) -> set[str]:
     stem = name.rsplit(".", 1)[0].lower()
     return {stem, *re.split(r"[-_.\s]+", stem)}
@@ -98,14 +80,14 @@ def _root(paths: Sequence[str]) -> str:
     return f"{common}/" if common else ""
 
 
-def _prefixes(paths: Sequence[str], markers: tuple[str, ...], root: str) -> list[str]:
+def _prefixes(paths: Sequence[str], markers: tuple[str, ...]) -> list[str]:
     """The folders and pages whose name holds one of ``markers``, most specific first,
-    pages under a chosen folder left out; then ``root``."""
-    folders: Counter[str] = Counter()
-    for p in paths:
-        parts = p.split("/")[:-1]
-        for i in range(len(parts)):
-            folders["/".join(parts[: i + 1]) + "/"] += 1
+    pages under a chosen folder left out."""
+    folders = {
+        "/".join(parts[: i + 1]) + "/"
+        for parts in (p.split("/")[:-1] for p in paths)
+        for i in range(len(parts))
+    }
     chosen = [f for f in folders if set(markers) & _words(f.rstrip("/").rsplit("/", 1)[-1])]
     chosen.sort(key=lambda f: (-f.count("/"), f))
     pages = [
@@ -128,6 +110,7 @@ def draft_docs_profile(
     root = _root(paths)
     tops = Counter(p[len(root) :].split("/")[0] + "/" if "/" in p[len(root) :] else "(pages)"
                    for p in paths)  # fmt: skip
+    described = f"Drafted from {source or 'a tree'}"
     lines = [
         f"# Drafted by `sectio profile draft` from {source or 'a documentation tree'}: a",
         "# documentation tree, read by the docs planner. Its headings route by themselves",
@@ -136,8 +119,8 @@ def draft_docs_profile(
         "# Every key: docs/reference/profile.md.",
         f"# The tree{' under ' + root if root else ''}: "
         + ", ".join(f"{k} {n} pages" for k, n in sorted(tops.items())),
-        f"name = {_dumps(name)}",
-        f"description = {_dumps(f'Drafted from {source}' if source else 'Drafted from a tree')}",
+        f"name = {toml_value(name)}",
+        f"description = {toml_value(described)}",
         'engine = "docs_planner"',
         "",
         "[learning]",
@@ -152,18 +135,18 @@ def draft_docs_profile(
         "# applied where it holds no page of the tree.",
     ]
     for kind, (markers, soft, hard) in KINDS.items():
-        found = _prefixes(paths, markers, root)
+        found = _prefixes(paths, markers)
         if not found:
             lines.append(f"# {kind}: no folder or page named {', '.join(markers[:2])} ...")
             continue
         wide = [*found, root] if root else found
-        lines.append(f"{soft} = {_dumps(wide)}")
-        lines += [f"{key} = {_dumps(wide)}" for key in hard if root]
+        lines.append(f"{soft} = {toml_value(wide)}")
+        lines += [f"{key} = {toml_value(wide)}" for key in hard if root]
     if root:
-        lines += [f"default_prefixes = {_dumps([root])}", f"file_roots = {_dumps([root])}"]
+        lines += [f"default_prefixes = {toml_value([root])}", f"file_roots = {toml_value([root])}"]
     overview = [p for p in paths if _words(posixpath.basename(p)) & set(OVERVIEW_PAGES)]
     overview.sort(key=lambda p: (p.count("/"), p))
     prefer = [*overview[:3], *([root] if root else [])]
     if prefer:
-        lines.append(f"general_prefer_prefixes = {_dumps(prefer)}")
+        lines.append(f"general_prefer_prefixes = {toml_value(prefer)}")
     return "\n".join(lines) + "\n"

@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from sectio.contract.profile import CorpusProfile
-from sectio.retrieve.learned.docs_draft import draft_docs_profile, lexical_lines, toml_value
+from sectio.retrieve.learned.docs_draft import draft_docs_profile
 from sectio.retrieve.learned.numbers import Number
+from sectio.retrieve.learned.toml_text import lexical_lines, toml_value
 from sectio.retrieve.learned.vocabulary import LearnedVocabulary, title_phrases
 from sectio.retrieve.text import tokens
 
@@ -42,9 +43,6 @@ FORMS: dict[str | None, tuple[str, ...]] = {
     "part": ("part {n}",),
     None: ("section {n}", "§ {n}"),
 }
-
-
-_toml = toml_value
 
 
 def _book_order(payloads: Iterable[Mapping[str, Any]]) -> list[tuple[str, Counter[str]]]:
@@ -94,13 +92,14 @@ def draft_profile(
     intro = {k for k, t in sections if INTRO_WORDS & set(tokens(t.most_common(1)[0][0]))}
     if not intro and sections:
         intro = {sections[0][0]}
+    described = f"Drafted from {source or 'a corpus'}"
     lines = [
         f"# Drafted by `sectio profile draft` from {source or 'a corpus'}: edit it, then",
         "# `sectio ingest SRC --profile THIS.toml`. Every key: docs/reference/profile.md.",
         "# The sections listed here route by these phrases in every document; sections",
         "# left out keep routing by what was learned ([learning]).",
-        f"name = {_toml(name)}",
-        f"description = {_toml(f'Drafted from {source}' if source else 'Drafted from a corpus')}",
+        f"name = {toml_value(name)}",
+        f"description = {toml_value(described)}",
         'engine = "router"',
         "",
         "[learning]",
@@ -114,10 +113,10 @@ def draft_profile(
         lines += [
             "",
             "[[sections]]",
-            f"key = {_toml(key)}",
-            f"title = {_toml(title)}",
-            f"phrases = {_toml(_phrases(key, vocab, content))}",
-            f"examples = {_toml([_example(title, content)])}  # placeholder: write real ones",
+            f"key = {toml_value(key)}",
+            f"title = {toml_value(title)}",
+            f"phrases = {toml_value(_phrases(key, vocab, content))}",
+            f"examples = {toml_value([_example(title, content)])}  # placeholder: write real ones",
         ]
         if key in intro:
             lines.append("intro = true")
