@@ -232,7 +232,9 @@ class Sectio(DocumentsFacade):
             embedder = self.embedder
             embedder.count_tokens("")
         with clock.phase("read"):
-            result, prof = self._read(Path(path), fmt, profile, tenant, clock, collection)
+            result, prof = self._read(Path(path), fmt, profile, tenant, clock)
+            if prof is None:
+                result, prof = self._default_profile(result, collection)
         self.release(collection)
         size = self._write_size(collection, result.records, replace)
         with self.backend.writing(collection, "ingest", size):
@@ -274,10 +276,9 @@ class Sectio(DocumentsFacade):
         profile: str | Path | CorpusProfile | None,
         tenant: str | None,
         clock: PhaseClock,
-        collection: str | None = None,
-    ) -> tuple[ReadResult, CorpusProfile]:
-        """The source's records (see :meth:`ingest`) and the profile to load them with
-        (``profile``, else :func:`sectio.registry.default_profile` for ``collection``)."""
+    ) -> tuple[ReadResult, CorpusProfile | None]:
+        """The source's records (see :meth:`ingest`) and ``profile`` loaded (None: none
+        given; only :meth:`ingest` needs one then, :meth:`_default_profile`)."""
         from sectio.contract.bounds import InputLimits
         from sectio.contract.profile import CorpusProfile, load_profile
         from sectio.ingest.readers import read_source
@@ -297,14 +298,20 @@ class Sectio(DocumentsFacade):
             limits=InputLimits.from_settings(self.settings),
             clock=clock,
         )
-        if prof is None:
-            from sectio.registry import default_profile
+        return result, prof
 
-            texts = [r.text for r in result.records]
-            bound = self._profile_of(collection) if collection is not None else None
-            prof, why = default_profile(result.format, texts, bound)
-            if why:
-                result = replace(result, detected=f"{result.detected}; {why}")
+    def _default_profile(
+        self, result: ReadResult, collection: str
+    ) -> tuple[ReadResult, CorpusProfile]:
+        """The profile to load ``result`` into ``collection`` with when none was given
+        (:func:`sectio.registry.default_profile`), and ``result`` whose ``detected`` says
+        why when it is not the static default."""
+        from sectio.registry import default_profile
+
+        texts = [r.text for r in result.records]
+        prof, why = default_profile(result.format, texts, self._profile_of(collection))
+        if why:
+            result = replace(result, detected=f"{result.detected}; {why}")
         return result, prof
 
     def _write_size(

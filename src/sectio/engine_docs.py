@@ -77,8 +77,7 @@ class DocumentsFacade:
             profile: str | Path | CorpusProfile | None,
             tenant: str | None,
             clock: PhaseClock,
-            collection: str | None = None,
-        ) -> tuple[ReadResult, CorpusProfile]: ...
+        ) -> tuple[ReadResult, CorpusProfile | None]: ...
 
         def _write_size(
             self, collection: str, records: Sequence[ChunkRecord], replace: bool
@@ -169,7 +168,7 @@ class DocumentsFacade:
         records: Sequence[ChunkRecord] = ()
         if path is not None:
             with clock.phase("read"):
-                records = self._read(Path(path), fmt, None, tenant, clock, collection)[0].records
+                records = self._read(Path(path), fmt, None, tenant, clock)[0].records
         who = one_tenant(records, tenant)
         if path is not None and not self._holds_tenant(collection, who):
             profile = self._profile_of(collection)  # a joining tenant keeps the collection's
