@@ -269,6 +269,39 @@ def test_a_document_is_named_by_the_name_in_parentheses_after_its_number(
         assert (result.resolved_doc_id, result.resolved_section_key) == ("msa", "article_1")
 
 
+@pytest.mark.parametrize(
+    "asked",
+    ["the Apache 2 license", "Apache v2", "the Apache-2.0 license", "the Apache License"],
+)
+def test_a_document_is_named_by_its_first_word_and_version(tmp_path: Path, asked: str) -> None:
+    """ "Apache License, Version 2.0": people say "Apache 2"; "Version" and the comma are
+    no part of its name ("EUPL v. 1.2" likewise)."""
+    rows = [
+        chunk(
+            "apache-2.0",
+            "s7",
+            0,
+            "7. Disclaimer of Warranty. The work is provided on an as is basis.",
+            doc_title="Apache License, Version 2.0",
+            section_title="7. Disclaimer of Warranty",
+        ),
+        chunk(
+            "eupl-1.2",
+            "s7",
+            0,
+            "7. Disclaimer of Warranty. The work is a work in progress.",
+            doc_title="European Union Public Licence v. 1.2",
+            section_title="7. Disclaimer of Warranty",
+        ),
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="c")
+        result = s.ask(f"What does section 7 of {asked} say?", collection="c")
+        assert (result.resolved_doc_id, result.resolved_section_key) == ("apache-2.0", "s7")
+        eupl = s.ask("what does section 7 of the European Union Public Licence say", collection="c")
+        assert (eupl.resolved_doc_id, eupl.resolved_section_key) == ("eupl-1.2", "s7")
+
+
 def test_numbered_sections_of_several_documents(sx: Sectio) -> None:
     # the document's name (the part of its title before the colon) settles a shared number
     named = sx.ask("STD 2 section 4", collection="std")

@@ -13,7 +13,9 @@ From a title (or alias) "General Data Protection Regulation (EU) 2016/679":
 * its acronym, from the capitalised words (three letters or more: "GDPR"; a
   leading all-caps word left out too: "GNU General Public License" -> "GPL"),
   with the version the title ends in ("GPLv3", "GPL 3", "GPL-3.0", "MPL 2.0",
-  "SOC 2"), and the first word with it ("Apache 2.0");
+  "SOC 2"), and the first word with it ("Apache 2.0", "Apache-2.0", "Apache 2"); a
+  word that announces the number is no part of a name ("Apache License, Version 2.0"
+  is "Apache License", "EUPL v. 1.2" is "EUPL");
 * an acronym's long form where the document's text spells it out: "General
   Data Protection Regulation (GDPR)" makes the long form a name of a document
   called "GDPR".
@@ -49,6 +51,10 @@ _PARENS = re.compile(r"\s*[(\[][^)\]]*[)\]]")
 _KNOWN_AS = re.compile(r"^(?P<rest>.+?)\s*\((?P<name>[^()]+)\)\s*$")
 _VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)$", re.IGNORECASE)
 _TRAILING_NUMBER = re.compile(r"^(?:v?\d[\w./-]*|no\.?|nr\.?)$", re.IGNORECASE)
+#: A word that announces the number after it ("Apache License, Version 2.0", "EUPL v. 1.2").
+_VERSION_WORD = re.compile(
+    r"^(?:v\.|ver\.|version|release|rev\.?|revision|edition)$", re.IGNORECASE
+)
 _HEAD = re.compile(r"^(.+?)(?::\s|\s+[-–—]\s+)")
 _SMALL = frozenset({"of", "and", "for", "the", "on", "to", "in", "a", "an", "de", "du", "la"})
 #: Acronyms and first words shorter than this are not names of their own.
@@ -58,7 +64,15 @@ MAX_ACRONYM = 6
 
 
 def _base(title: str) -> tuple[list[str], str | None]:
-    """The title's words without parenthesised parts and trailing numbers, and its version."""
+    """The title's words without parenthesised parts and trailing numbers (with the word
+    that announces one: "Version", "v."; and the comma before it), and its version.
+
+    Example:
+        >>> _base("Apache License, Version 2.0")
+        (['Apache', 'License'], '2.0')
+        >>> _base("European Union Public Licence v. 1.2")
+        (['European', 'Union', 'Public', 'Licence'], '1.2')
+    """
     words = _PARENS.sub("", title).split()
     version = None
     while len(words) > 1 and _TRAILING_NUMBER.match(words[-1]):
@@ -66,6 +80,10 @@ def _base(title: str) -> tuple[list[str], str | None]:
         if m and version is None:
             version = m.group(1)
         words.pop()
+        if len(words) > 1 and _VERSION_WORD.match(words[-1]):
+            words.pop()
+    if words and len(words) < len(_PARENS.sub("", title).split()):
+        words[-1] = words[-1].rstrip(",;")
     return words, version
 
 
@@ -78,11 +96,13 @@ def _acronym(words: list[str]) -> str | None:
     return "".join(w[0] for w in caps).upper()
 
 
-def _versioned(name: str, version: str) -> list[str]:
+def _versioned(name: str, version: str, joined: bool = True) -> list[str]:
+    """``name`` with ``version`` as people write it ("GPL 3.0", "GPL-3.0", "GPL v3",
+    "GPL 3"); ``joined``: also written as one word ("GPLv3"), as acronyms are."""
     major, _, minor = version.partition(".")
-    forms = [f"{name} {version}", f"{name}v{version}", f"{name}-{version}"]
+    forms = [f"{name} {version}", *([f"{name}v{version}"] if joined else []), f"{name}-{version}"]
     if minor.strip("0.") == "":  # "3.0" is also written "3", "v3"
-        forms += [f"{name} v{major}", f"{name} {major}", f"{name}v{major}"]
+        forms += [f"{name} v{major}", f"{name} {major}", *([f"{name}v{major}"] if joined else [])]
     return list(dict.fromkeys(forms))
 
 
@@ -104,7 +124,7 @@ def name_variants(title: str) -> list[str]:
             out += _versioned(acronym, version)
     first = words[0] if words else ""
     if version and len(words) >= 2 and len(first) > MIN_ACRONYM and not first.isupper():
-        out.append(f"{first} {version}")
+        out += _versioned(first, version, joined=False)  # "Apache 2.0", "Apache-2.0", "Apache 2"
     out += _named_parts(title)
     return list(dict.fromkeys(v for v in out if tokens(v) and v != title))
 
