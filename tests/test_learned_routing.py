@@ -20,6 +20,7 @@ from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.result import RetrievalResult
 from sectio.errors import ProfileError
 from sectio.retrieve.learned import LearnedVocabulary
+from sectio.retrieve.learned.names import name_variants
 from sectio.retrieve.learned.numbers import Number, question_refs, title_number
 from tests.helpers import chunk, write_jsonl
 
@@ -300,6 +301,16 @@ def test_a_document_is_named_by_its_first_word_and_version(tmp_path: Path, asked
         assert (result.resolved_doc_id, result.resolved_section_key) == ("apache-2.0", "s7")
         eupl = s.ask("what does section 7 of the European Union Public Licence say", collection="c")
         assert (eupl.resolved_doc_id, eupl.resolved_section_key) == ("eupl-1.2", "s7")
+
+
+def test_a_year_dates_a_title_and_a_designation_has_no_first_word_name() -> None:
+    # "of 2018" dates the act: no "California Consumer Privacy Act of", no "CCPA v2018"
+    assert name_variants("California Consumer Privacy Act of 2018") == [
+        "California Consumer Privacy Act",
+        "CCPA",
+    ]
+    # "Title 21 CFR Part 11" is a designation: "Title 11" would name another title
+    assert "Title 11" not in name_variants("Title 21 CFR Part 11 - Electronic Records")
 
 
 def test_numbered_sections_of_several_documents(sx: Sectio) -> None:

@@ -52,6 +52,8 @@ _KNOWN_AS = re.compile(r"^(?P<rest>.+?)\s*\((?P<name>[^()]+)\)\s*$")
 _VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)$", re.IGNORECASE)
 _TRAILING_NUMBER = re.compile(r"^(?:v?\d[\w./-]*|no\.?|nr\.?)$", re.IGNORECASE)
 #: A word that announces the number after it ("Apache License, Version 2.0", "EUPL v. 1.2").
+#: A year: a trailing one dates a title ("Act of 2018"), it is no version.
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
 _VERSION_WORD = re.compile(
     r"^(?:v\.|ver\.|version|release|rev\.?|revision|edition)$", re.IGNORECASE
 )
@@ -65,22 +67,27 @@ MAX_ACRONYM = 6
 
 def _base(title: str) -> tuple[list[str], str | None]:
     """The title's words without parenthesised parts and trailing numbers (with the word
-    that announces one: "Version", "v."; and the comma before it), and its version.
+    that announces one: "Version", "v.", the "of" of a year; and the comma before it),
+    and its version (a year is none).
 
     Example:
         >>> _base("Apache License, Version 2.0")
         (['Apache', 'License'], '2.0')
         >>> _base("European Union Public Licence v. 1.2")
         (['European', 'Union', 'Public', 'Licence'], '1.2')
+        >>> _base("Consumer Privacy Act of 2018")
+        (['Consumer', 'Privacy', 'Act'], None)
     """
     words = _PARENS.sub("", title).split()
     version = None
     while len(words) > 1 and _TRAILING_NUMBER.match(words[-1]):
-        m = _VERSION.match(words[-1])
+        number = words.pop()
+        year = _YEAR.match(number) is not None
+        m = None if year else _VERSION.match(number)
         if m and version is None:
             version = m.group(1)
-        words.pop()
-        if len(words) > 1 and _VERSION_WORD.match(words[-1]):
+        announced = words[-1].lower() == "of" if year else _VERSION_WORD.match(words[-1])
+        if len(words) > 1 and announced:
             words.pop()
     if words and len(words) < len(_PARENS.sub("", title).split()):
         words[-1] = words[-1].rstrip(",;")
@@ -123,8 +130,10 @@ def name_variants(title: str) -> list[str]:
         if version:
             out += _versioned(acronym, version)
     first = words[0] if words else ""
-    if version and len(words) >= 2 and len(first) > MIN_ACRONYM and not first.isupper():
-        out += _versioned(first, version, joined=False)  # "Apache 2.0", "Apache-2.0", "Apache 2"
+    # "Apache 2.0", "Apache-2.0", "Apache 2"; not "Title 11" of "Title 21 CFR Part 11"
+    lettered = all(w.replace("-", "").isalpha() for w in words) and not first.isupper()
+    if version and lettered and len(words) >= 2 and len(first) > MIN_ACRONYM:
+        out += _versioned(first, version, joined=False)
     out += _named_parts(title)
     return list(dict.fromkeys(v for v in out if tokens(v) and v != title))
 
