@@ -66,6 +66,7 @@ def router() -> IntentRouter:
             domain="operator-manual",
         ),
         d1("docs/faq.md", "FAQ", "faq.md"),
+        d1("docs/how-to/general.md", "General recipes", "general.md", domain="how-to"),
     ]
     docs += [d1(f"docs/x/argo-cd-{i}.md", f"Argo CD thing {i}") for i in range(6)]
     ents = [
@@ -152,6 +153,16 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
         "subdomain needs a cue and implies its domain",
         "What is in the notifications docs about Slack?",
         {"process_domain": "operator-manual", "process_subdomain": "notifications"},
+    ),
+    (
+        "a folder named of stopwords is said only as its name: 'how to' opens questions",
+        "How to deploy with Docker?",
+        {"process_domain": None},
+    ),
+    (
+        "a folder named of stopwords, written as its name",
+        "What is in how-to?",
+        {"process_domain": "how-to"},
     ),
     (
         "a bare topic word is not a subdomain",

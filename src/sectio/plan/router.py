@@ -190,6 +190,8 @@ class IntentRouter:
             phrase = norm(value)
             if not phrase or f" {phrase} " not in padded:
                 return False
+            if all(w in STOPWORDS for w in phrase.split()):  # "how to" opens a question;
+                return value.lower() in question.lower()  # "how-to" names the folder
             if value.lower() in question.lower() and ("/" in value or "-" in value) and not strict:
                 return True
             n = len(phrase.split())
