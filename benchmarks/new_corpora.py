@@ -15,7 +15,9 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
 * ``vi_law``: 14 Vietnamese laws as chunk JSONL, articles ``Điều 5.``
   (ALQAC 2023 questions plus ours);
 * ``eu_ai_act``: Regulation (EU) 2024/1689 (the AI Act) as chunk JSONL: 113
-  articles, 180 recitals, 13 annexes (a legal text in English).
+  articles, 180 recitals, 13 annexes (a legal text in English);
+* ``fastapi_docs``: the FastAPI documentation (a Python web framework), 155 MkDocs
+  Markdown pages with a 2,000-line release-notes page and a ``how-to/`` folder.
 
 Each holds answerable questions (``named_number``, ``named_title``: the
 question names its section; ``unnamed``) with gold ``doc_id#section_key``
@@ -40,7 +42,7 @@ Usage::
 
     .venv/bin/python benchmarks/new_corpora.py
         [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets,jest_docs,
-                eu_ai_act]
+                eu_ai_act,fastapi_docs]
         [--splits dev,holdout] [--profile NAME|FILE] [--reingest]
         [--per-query DIR] [--show-misses]
 
@@ -75,7 +77,7 @@ from sectio import Sectio, Settings  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
 #: Sets that are a docs tree (ingested as documents, the ``docs`` profile by default).
-DOCS_TREES = ("poetry_docs", "requests_docs", "owasp_cheatsheets", "jest_docs")
+DOCS_TREES = ("poetry_docs", "requests_docs", "owasp_cheatsheets", "jest_docs", "fastapi_docs")
 NAMED = ("named_number", "named_title")
 
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Rebuild the fastapi_docs set: the FastAPI documentation (MkDocs Markdown, English) and
+its questions.
+
+Inputs
+  * every ``.md`` page of ``docs/en/docs/`` of github.com/fastapi/fastapi at the pinned
+    commit below (155 pages), read from a git mirror (``git --git-dir=<mirror> show
+    <commit>:docs/en/docs/<file>``); MIT (``LICENSE`` at that commit). MkDocs Material
+    Markdown: ``/// tip`` / ``/// note`` admonitions, ``{* ../../docs_src/x.py hl[3] *}``
+    code includes, a 2,000-line ``release-notes.md``, a ``how-to/`` folder;
+  * ``labels.tsv`` (ours; columns in ``benchmarks/data/_sets.py``): gold
+    ``docs/<path>.md#<section_key>``, the section keys sectio's reader gives (``--keys``
+    prints them).
+
+Outputs
+  .sectio-bench/corpora/fastapi_docs/tree/docs/**.md (not committed: the pages stay in the
+                    mirror)   the pages unchanged, ``docs/en/docs/`` written as ``docs/``; a
+                    benchmark ingests ``tree`` as Markdown (``doc_id`` =
+                    ``docs/tutorial/body.md``)
+  questions.jsonl, qrels/{dev,holdout,all}.tsv   next to this file; see ``_sets.py``
+
+Run it with the project's interpreter::
+
+    .venv/bin/python benchmarks/data/fastapi_docs/build.py [--mirror GIT_DIR] [--keys]
+
+(default mirror: ``/work/.mirror/fastapi+fastapi/repo``). ``ensure_tree()`` writes the tree
+when it is missing and checks the committed gold against it (``benchmarks/new_corpora.py``
+calls it).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(ROOT / "src"))
+from _sets import build_docs_set, ensure_docs_tree, git, tree_section_keys  # noqa: E402
+
+REPO = "fastapi/fastapi"
+COMMIT = "c3f316b7e814667e8ee81e03a7330d00ee61e45c"
+#: Where the English pages are in the repository.
+SOURCE = "docs/en/docs/"
+
+
+def write_tree(mirror: Path, dest: Path) -> Path:
+    """Every ``.md`` page under :data:`SOURCE` at :data:`COMMIT`, unchanged, under
+    ``dest/docs/`` (``docs/en/docs/tutorial/body.md`` -> ``docs/tutorial/body.md``)."""
+    names = git(mirror, "ls-tree", "-r", "--name-only", COMMIT, SOURCE).decode().split("\n")
+    for name in sorted(n for n in names if n.endswith(".md")):
+        path = dest / "docs" / name.removeprefix(SOURCE)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(git(mirror, "show", f"{COMMIT}:{name}"))
+    return dest
+
+
+def ensure_tree(mirror: Path | None = None) -> Path:
+    """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
+    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror)
+
+
+def main() -> None:
+    build_docs_set(HERE, REPO, write_tree)
+
+
+if __name__ == "__main__":
+    main()
