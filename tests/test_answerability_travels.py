@@ -672,3 +672,16 @@ def test_an_unwritable_stats_folder_costs_a_recount_never_an_answer(sx: Sectio) 
     result = sx.ask("what is the dose of zorbitrex")
     assert result.decision in ("ANSWERABLE", "ABSTAIN")  # answered or abstained, not an error
     assert sx.router("default").resolver.view(scope).stats.chunks > 0
+
+
+def test_a_one_letter_word_is_a_term_only_as_a_capital_standing_alone(generic: Sectio) -> None:
+    # "b" of "?holder=a&holder=b" is a value in a URL, not a name the collection lacks;
+    # "C", the language, written alone, is one
+    router = names_read(generic.router("g"))
+    asked = router.ask("Can I list copyright holders as ?holder=a&holder=b?", tenant="default")
+    report = asked.details.answerability
+    assert report is not None and report.signals.terms is not None
+    assert "b" not in report.signals.terms and "holders" in report.signals.terms
+    named = router.ask("Can copyright holders distribute the work in C?", tenant="default")
+    assert named.details.answerability is not None
+    assert "c" in (named.details.answerability.signals.terms or {})

@@ -238,14 +238,18 @@ def salient_terms(
     license": :func:`~sectio.retrieve.words.name_words`); a word is kept once.
     Strengths, doses, units, version parts and dosage forms ("40mg", "v3",
     "tablets": :func:`quantity_word`) read as common words: never a name, so never
-    a subject by themselves.
+    a subject by themselves. A one-letter word is no term unless the question writes it
+    as a capital standing alone (the language "C"): "b" of "?tag=a&tag=b" is a value.
     """
     named = {i for start, end in spans for i in range(start, end)}
     in_name = name_words(question)
+    capitals = set(re.findall(r"(?<![\w=&?/.-])[A-Z](?![\w=&/.-])", question))
     out: list[Term] = []
     seen: set[str] = set()
     for i, word in enumerate(tokens(plain_words(question))):
         if i in named or word in ignore or word in seen or word.isdigit():
+            continue
+        if len(word) == 1 and word.upper() not in capitals:
             continue
         seen.add(word)
         ids = lexical.terms(word)
