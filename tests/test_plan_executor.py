@@ -438,6 +438,31 @@ def test_a_profile_with_prefer_non_tests_demotes_test_pages_and_keeps_them(
     assert orders["plain"] == ["docs/tests/refund-faq.md", "docs/guide/refund-faq.md"]
 
 
+def test_a_changelog_gives_its_places_up_unless_the_question_asks_about_changes(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    # the release notes' line names the feature in the question's words (ahead in each
+    # list): the guide comes first all the same, the notes stay in the evidence; a question
+    # about a version or a change reads the notes first
+    guide = "# Mounting\n\nMounting apps.\n\n## Mount\n\nMount a wsgi app under a path.\n"
+    notes = (
+        "# Release Notes\n\nEvery release.\n\n## 1.2.0\n\n"
+        "Mount a wsgi app under a path. Docs to mount a wsgi app under a path.\n"
+    )
+    files = {"docs/mounting.md": guide, "docs/release-notes.md": notes}
+    corpus = make_corpus(tmp_path / "c", files)
+    sectio.ingest(corpus, fmt="markdown", profile="docs", collection="cl")
+    howto = sectio.ask("how to mount a wsgi app", collection="cl", record=False)
+    assert list(dict.fromkeys(e.doc_id for e in howto.evidence)) == [
+        "docs/mounting.md",
+        "docs/release-notes.md",
+    ]
+    assert howto.details["plan"]["filters"].get("prefer_non_changelogs") is True
+    changed = sectio.ask("what changed to mount a wsgi app in 1.2.0", collection="cl", record=False)
+    assert changed.evidence[0].doc_id == "docs/release-notes.md"
+    assert "prefer_non_changelogs" not in changed.details["plan"]["filters"]
+
+
 def test_a_tree_ingested_from_inside_its_docs_folder_still_answers_api_questions(
     tmp_path: Path,
 ) -> None:

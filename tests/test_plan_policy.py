@@ -27,7 +27,8 @@ def route(
 
 
 def resolve(r: Route, layout: DocsLayout | None = None):
-    return PolicyResolver(layout).resolve(r)
+    """``r``'s plan; the pinned filters below leave changelogs out (their own test)."""
+    return PolicyResolver(layout or DocsLayout(prefer_non_changelogs=False)).resolve(r)
 
 
 # --- signals ---------------------------------------------------------------------------
@@ -474,3 +475,22 @@ def test_prefer_non_tests_is_set_by_the_profile_in_every_branch(tmp_path: Path) 
     toml.write_text('name = "d"\n[docs]\nprefer_non_tests = ["yes"]\n')
     with pytest.raises(ConfigError, match="prefer_non_tests"):
         layout_of(load_profile(toml))
+
+
+def test_every_branch_demotes_changelogs_unless_the_question_asks_about_changes() -> None:
+    default = PolicyResolver()
+    for intent, sub in (
+        (Intent.DOCS_SUMMARY, Subintent.HOW_TO),
+        (Intent.DOCS_LOOKUP, Subintent.FIND_FILES),
+        (Intent.GENERAL_QA, Subintent.OVERVIEW),
+    ):
+        asked = Route(question="how do I mount an app", intent=intent, subintent=sub)
+        assert default.resolve(asked).filters["prefer_non_changelogs"] is True, intent
+        for question in ("what changed in 0.100.0", "when was on_startup deprecated"):
+            changes = Route(question=question, intent=intent, subintent=sub)
+            assert "prefer_non_changelogs" not in default.resolve(changes).filters, question
+    off = PolicyResolver(DocsLayout(prefer_non_changelogs=False))
+    plain = Route(
+        question="how do I mount an app", intent=Intent.DOCS_SUMMARY, subintent=Subintent.HOW_TO
+    )
+    assert "prefer_non_changelogs" not in off.resolve(plain).filters

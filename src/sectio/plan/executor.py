@@ -79,6 +79,9 @@ W_LIKE = 0.12
 #: gap is ``1/(rrf_k + 1)`` of the unit), and a little more, so an identical non-test
 #: copy always ranks first; a clearly more relevant test row still ranks first.
 W_NON_TEST_PLACES = 1.01
+#: ``prefer_non_changelogs``: a changelog row gives up this many places at the top of
+#: every list (:func:`is_changelog`).
+W_NON_CHANGELOG_PLACES = 3.01
 
 EXACT = "exact_seed"
 SECTION = "section_seed"
@@ -125,6 +128,40 @@ def _spaced(text: str) -> str:
     for ch in "/-_.`":
         out = out.replace(ch, " ")
     return " ".join(out.split())
+
+
+#: A changelog page's file name or title, in words (:func:`is_changelog`).
+CHANGELOG_NAMES = frozenset(
+    {
+        "changelog",
+        "change log",
+        "changes",
+        "release notes",
+        "releasenotes",
+        "release history",
+        "history",
+        "news",
+        "whats new",
+        "whatsnew",
+        "what s new",
+    }
+)
+
+
+def is_changelog(path: str, title: str = "") -> bool:
+    """Whether a page is a changelog: its file name ("CHANGELOG.md", "release-notes.md",
+    "HISTORY.rst") or its title ("Release Notes") is one of :data:`CHANGELOG_NAMES`. Its
+    lines name every feature in passing ("Add docs for mounting a Flask app"), so it
+    comes close to any question about one, and is about none.
+
+    Example:
+        >>> [is_changelog(p) for p in ("docs/release-notes.md", "CHANGELOG.md", "docs/news/x.md")]
+        [True, True, False]
+        >>> is_changelog("docs/whatsnew.md", "What's New"), is_changelog("docs/history.md", "")
+        (True, True)
+    """
+    stem = _spaced(path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    return stem in CHANGELOG_NAMES or _spaced(title.replace("'", " ")) in CHANGELOG_NAMES
 
 
 #: Path words that make a path a test (``tests/``, ``test_x.py``, ``x_test.go``, ``x.spec.ts``).
@@ -238,6 +275,9 @@ class PlanExecutor:
             bonus += W_LIKE * min(hits, 2)
         if f.get("prefer_non_tests") and not is_test_path(path):
             bonus += W_NON_TEST_PLACES / (self.scope.fusion.rrf_k + 1)
+        title = str(payload.get("doc_title") or "")
+        if f.get("prefer_non_changelogs") and not is_changelog(path, title):
+            bonus += W_NON_CHANGELOG_PLACES / (self.scope.fusion.rrf_k + 1)
         return bonus * unit
 
     # --- engine calls -----------------------------------------------------------------

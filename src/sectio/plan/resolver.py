@@ -53,6 +53,7 @@ Example:
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -137,6 +138,9 @@ class DocsLayout(BaseModel):
     exclude_like_patterns: tuple[str, ...] = ()
     # soft: every plan demotes test paths (tests/, test_x, x_test, x.spec, ...); never filters
     prefer_non_tests: bool = False
+    # soft: changelog pages (release-notes.md, CHANGELOG.md) are demoted unless the question
+    # asks about versions or changes; never filtered
+    prefer_non_changelogs: bool = True
 
     @classmethod
     def from_table(cls, table: Mapping[str, Sequence[str] | bool] | None) -> DocsLayout:
@@ -246,6 +250,28 @@ class _AnchorTermCollector:
         return cls.collect(route)
 
 
+#: Words of a question about versions or changes: a changelog may answer it.
+_CHANGES = re.compile(
+    r"\b(?:change ?logs?|changes|changed|release(?:s|d)?|release notes|versions?|new in|"
+    r"what'?s new|deprecat\w*|removed|added|since|upgrad\w*|breaking|history|"
+    r"v?\d+\.\d+(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_changes(question: str) -> bool:
+    """Whether ``question`` asks about versions or changes ("What changed in 0.100?",
+    "When was X deprecated?"): then changelog pages are not demoted.
+
+    Example:
+        >>> asks_about_changes("What changed in 0.100.0?")
+        True
+        >>> asks_about_changes("How do I mount an app?")
+        False
+    """
+    return _CHANGES.search(question) is not None
+
+
 class _RouteFilterBuilder:
     """Filters for the three branches, and the path selection behind them."""
 
@@ -265,6 +291,8 @@ class _RouteFilterBuilder:
             filters["exclude_like_patterns"] = list(self.layout.exclude_like_patterns)
         if self.layout.prefer_non_tests:
             filters["prefer_non_tests"] = True
+        if self.layout.prefer_non_changelogs and not asks_about_changes(route.question):
+            filters["prefer_non_changelogs"] = True
         return filters
 
     def general_filters(self, route: DocsIntent) -> dict[str, Any]:
@@ -279,6 +307,8 @@ class _RouteFilterBuilder:
             filters["exclude_like_patterns"] = list(self.layout.exclude_like_patterns)
         if self.layout.prefer_non_tests:
             filters["prefer_non_tests"] = True
+        if self.layout.prefer_non_changelogs and not asks_about_changes(route.question):
+            filters["prefer_non_changelogs"] = True
         return filters
 
     def summary_filters(self, route: DocsIntent) -> dict[str, Any]:
