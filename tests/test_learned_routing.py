@@ -303,6 +303,24 @@ def test_a_document_is_named_by_its_first_word_and_version(tmp_path: Path, asked
         assert (eupl.resolved_doc_id, eupl.resolved_section_key) == ("eupl-1.2", "s7")
 
 
+def test_a_title_is_named_with_another_article(tmp_path: Path) -> None:
+    # "mount a sub-application" writes "Mount the sub-application" with another article:
+    # the longer title wins over the one-word-pair title "Sub-application" inside it
+    rows = [
+        chunk("guide", key, 0, text, doc_title="Sub Applications", section_title=title)
+        for key, title, text in (
+            ("sub", "Sub-application", "Create the sub-application with its own routes."),
+            ("mount", "Mount the sub-application", "Mount it under a path of the main app."),
+            ("top", "Top-level application", "The main application holds the others."),
+        )
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="c")
+        asked = s.ask("How do I mount a sub-application?", collection="c")
+        assert (asked.resolved_doc_id, asked.resolved_section_key) == ("guide", "mount")
+        assert s.ask("what is a sub-application", collection="c").resolved_section_key == "sub"
+
+
 def test_a_year_dates_a_title_and_a_designation_has_no_first_word_name() -> None:
     # "of 2018" dates the act: no "California Consumer Privacy Act of", no "CCPA v2018"
     assert name_variants("California Consumer Privacy Act of 2018") == [

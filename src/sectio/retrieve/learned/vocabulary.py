@@ -205,6 +205,46 @@ def _stands(
     return len(needle) > 1 or _cue(words, at, at + 1, units) or needle[0] in identifiers
 
 
+#: Articles a title and a question write interchangeably ("Mount the sub-application",
+#: "how do I mount a sub-application").
+_ARTICLES = ("the", "a", "an")
+
+
+def article_forms(
+    exact: Tokens, folded: Tokens, units: Collection[str] = _UNIT_WORDS
+) -> list[tuple[Tokens, Tokens]]:
+    """A title's tokens as written, then with its first article inside the title (not its
+    first or last word, nor a letter after a unit word: "Appendix A") written as each other
+    article and left out: a question writes "mount a sub-application" for "Mount the
+    sub-application".
+
+    Example:
+        >>> title = ("mount", "the", "app")
+        >>> [" ".join(e) for e, _ in article_forms(title, title)]
+        ['mount the app', 'mount a app', 'mount an app', 'mount app']
+        >>> appendix = ("appendix", "a", "pseudocode")
+        >>> len(article_forms(appendix, appendix))
+        1
+    """
+    out = [(exact, folded)]
+    if len(exact) != len(folded):
+        return out
+    at = next(
+        (
+            i
+            for i in range(1, len(exact) - 1)
+            if exact[i] in _ARTICLES and not (exact[i] == "a" and exact[i - 1] in units)
+        ),
+        None,
+    )
+    if at is None:
+        return out
+    for other in (*(a for a in _ARTICLES if a != exact[at]), None):
+        put = (other,) if other else ()
+        out.append((exact[:at] + put + exact[at + 1 :], folded[:at] + put + folded[at + 1 :]))
+    return out
+
+
 def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
     """Whether the section's title (its number cut) holds ``run`` contiguously."""
     for text in section.phrases[:1]:
@@ -272,7 +312,8 @@ class LearnedVocabulary:
             if s.number is not None:
                 self._numbers[s.doc_id].append((s.number, s.key))
             for text in s.phrases:
-                self._add(_Phrase(text, s.doc_id, s.key, tokens(text), folded_tokens(text)))
+                for exact, folded in article_forms(tokens(text), folded_tokens(text), self.units):
+                    self._add(_Phrase(text, s.doc_id, s.key, exact, folded))
         for key, phrases in self.shared.items():
             for text in phrases:
                 self._add(_Phrase(text, None, key, tokens(text), folded_tokens(text)))
