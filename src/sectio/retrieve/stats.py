@@ -216,6 +216,10 @@ def _term_run(
     return run
 
 
+#: A capital letter standing alone ("C", "R"), not inside a word, a path or a query string.
+_LONE_CAPITAL = re.compile(r"(?<![\w=&?/.-])[A-Z](?![\w=&/.-])")
+
+
 def salient_terms(
     question: str,
     *,
@@ -243,7 +247,7 @@ def salient_terms(
     """
     named = {i for start, end in spans for i in range(start, end)}
     in_name = name_words(question)
-    capitals = set(re.findall(r"(?<![\w=&?/.-])[A-Z](?![\w=&/.-])", question))
+    capitals = set(_LONE_CAPITAL.findall(question))
     out: list[Term] = []
     seen: set[str] = set()
     for i, word in enumerate(tokens(plain_words(question))):
