@@ -149,18 +149,19 @@ CHANGELOG_NAMES = frozenset(
 
 
 def is_changelog(path: str, title: str = "") -> bool:
-    """Whether a page is a changelog: its file name ("CHANGELOG.md", "release-notes.md",
-    "HISTORY.rst") or its title ("Release Notes") is one of :data:`CHANGELOG_NAMES`. Its
-    lines name every feature in passing ("Add docs for mounting a Flask app"), so it
-    comes close to any question about one, and is about none.
+    """Whether a page is a changelog: its file name before its first dot
+    ("CHANGELOG.md", "release-notes.md", "HISTORY.rst", "changelog.Debian.gz") or its
+    title ("Release Notes") is one of :data:`CHANGELOG_NAMES`. Its lines name every
+    feature in passing ("Add docs for mounting a Flask app"), so it comes close to any
+    question about one, and is about none.
 
     Example:
         >>> [is_changelog(p) for p in ("docs/release-notes.md", "CHANGELOG.md", "docs/news/x.md")]
         [True, True, False]
-        >>> is_changelog("docs/whatsnew.md", "What's New"), is_changelog("docs/history.md", "")
+        >>> is_changelog("docs/whatsnew.md", "What's New"), is_changelog("bash/NEWS.Debian.gz")
         (True, True)
     """
-    stem = _spaced(path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    stem = _spaced(path.rsplit("/", 1)[-1].split(".", 1)[0])
     return stem in CHANGELOG_NAMES or _spaced(title.replace("'", " ")) in CHANGELOG_NAMES
 
 
