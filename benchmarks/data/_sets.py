@@ -91,14 +91,17 @@ def write_docs(
     *,
     recursive: bool = False,
     skip: tuple[str, ...] = (),
+    source: str = "docs/",
 ) -> Path:
-    """The ``suffix`` files of ``docs/`` at ``commit`` (and its subfolders with
-    ``recursive``, but not those under ``skip``), unchanged, under ``dest/docs/``."""
-    names = git(mirror, "ls-tree", *(["-r"] if recursive else []), "--name-only", commit, "docs/")
+    """The ``suffix`` files of ``source`` at ``commit`` (and its subfolders with
+    ``recursive``, but not those under ``skip``), unchanged, under ``dest/docs/``
+    (``docs/en/docs/tutorial/body.md`` of ``source="docs/en/docs/"`` ->
+    ``dest/docs/tutorial/body.md``)."""
+    names = git(mirror, "ls-tree", *(["-r"] if recursive else []), "--name-only", commit, source)
     for name in sorted(n for n in names.decode().split() if n.endswith(suffix)):
         if name.startswith(skip):
             continue
-        path = dest / name
+        path = dest / "docs" / name.removeprefix(source)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(git(mirror, "show", f"{commit}:{name}"))
     return dest

@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import build_docs_set, ensure_docs_tree, git, tree_section_keys  # noqa: E402
+from _sets import build_docs_set, ensure_docs_tree, tree_section_keys, write_docs  # noqa: E402
 
 REPO = "fastapi/fastapi"
 COMMIT = "c3f316b7e814667e8ee81e03a7330d00ee61e45c"
@@ -48,12 +48,7 @@ SOURCE = "docs/en/docs/"
 def write_tree(mirror: Path, dest: Path) -> Path:
     """Every ``.md`` page under :data:`SOURCE` at :data:`COMMIT`, unchanged, under
     ``dest/docs/`` (``docs/en/docs/tutorial/body.md`` -> ``docs/tutorial/body.md``)."""
-    names = git(mirror, "ls-tree", "-r", "--name-only", COMMIT, SOURCE).decode().split("\n")
-    for name in sorted(n for n in names if n.endswith(".md")):
-        path = dest / "docs" / name.removeprefix(SOURCE)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(git(mirror, "show", f"{COMMIT}:{name}"))
-    return dest
+    return write_docs(mirror, COMMIT, dest, ".md", recursive=True, source=SOURCE)
 
 
 def ensure_tree(mirror: Path | None = None) -> Path:
