@@ -285,15 +285,22 @@ class _RouteFilterBuilder:
             filters["metadata.domain"] = a.process_domain.lower()
         if a.process_subdomain:
             filters["metadata.subdomain"] = a.process_subdomain.lower()
-        if self.layout.exclude_path_prefixes:
-            filters["exclude_path_prefixes"] = list(self.layout.exclude_path_prefixes)
-        if self.layout.exclude_like_patterns:
-            filters["exclude_like_patterns"] = list(self.layout.exclude_like_patterns)
-        if self.layout.prefer_non_tests:
-            filters["prefer_non_tests"] = True
-        if self.layout.prefer_non_changelogs and not asks_about_changes(route.question):
-            filters["prefer_non_changelogs"] = True
+        filters.update(self._every_branch(route))
         return filters
+
+    def _every_branch(self, route: DocsIntent) -> dict[str, Any]:
+        """What every branch's plan carries from the layout: its exclusions and its soft
+        demotions (test paths; changelogs, unless the question asks about changes)."""
+        out: dict[str, Any] = {}
+        if self.layout.exclude_path_prefixes:
+            out["exclude_path_prefixes"] = list(self.layout.exclude_path_prefixes)
+        if self.layout.exclude_like_patterns:
+            out["exclude_like_patterns"] = list(self.layout.exclude_like_patterns)
+        if self.layout.prefer_non_tests:
+            out["prefer_non_tests"] = True
+        if self.layout.prefer_non_changelogs and not asks_about_changes(route.question):
+            out["prefer_non_changelogs"] = True
+        return out
 
     def general_filters(self, route: DocsIntent) -> dict[str, Any]:
         filters: dict[str, Any] = {
@@ -301,14 +308,7 @@ class _RouteFilterBuilder:
             "prefer_like_patterns": list(self.layout.general_prefer_like),
             "target_doc_hints": list(route.anchors.target_doc_hints),
         }
-        if self.layout.exclude_path_prefixes:
-            filters["exclude_path_prefixes"] = list(self.layout.exclude_path_prefixes)
-        if self.layout.exclude_like_patterns:
-            filters["exclude_like_patterns"] = list(self.layout.exclude_like_patterns)
-        if self.layout.prefer_non_tests:
-            filters["prefer_non_tests"] = True
-        if self.layout.prefer_non_changelogs and not asks_about_changes(route.question):
-            filters["prefer_non_changelogs"] = True
+        filters.update(self._every_branch(route))
         return filters
 
     def summary_filters(self, route: DocsIntent) -> dict[str, Any]:
