@@ -78,7 +78,8 @@ def _base(title: str) -> tuple[list[str], str | None]:
         >>> _base("Consumer Privacy Act of 2018")
         (['Consumer', 'Privacy', 'Act'], None)
     """
-    words = _PARENS.sub("", title).split()
+    written = _PARENS.sub("", title).split()
+    words = list(written)
     version = None
     while len(words) > 1 and _TRAILING_NUMBER.match(words[-1]):
         number = words.pop()
@@ -89,7 +90,7 @@ def _base(title: str) -> tuple[list[str], str | None]:
         announced = words[-1].lower() == "of" if year else _VERSION_WORD.match(words[-1])
         if len(words) > 1 and announced:
             words.pop()
-    if words and len(words) < len(_PARENS.sub("", title).split()):
+    if words and len(words) < len(written):
         words[-1] = words[-1].rstrip(",;")
     return words, version
 
