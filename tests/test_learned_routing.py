@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,14 @@ def sx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sectio]:
     s.ingest(write_jsonl(tmp / "reg2.jsonl", _regulation()), profile=str(off), collection="off")
     yield s
     s.close()
+
+
+@contextmanager
+def _ingested(tmp_path: Path, rows: list[dict[str, object]]) -> Iterator[Sectio]:
+    """A fresh home (the fake embedder) with ``rows`` ingested as the collection ``c``."""
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="c")
+        yield s
 
 
 def _parts(result: object) -> list[tuple[str, int]]:
@@ -263,8 +272,7 @@ def test_a_document_is_named_by_the_name_in_parentheses_after_its_number(
             section_title="Article 1 - Labels",
         ),
     ]
-    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
-        s.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="c")
+    with _ingested(tmp_path, rows) as s:
         result = s.ask("What does article 1 of the Model Safety Act say?", collection="c")
         assert result.details["doc_resolution"]["how"] == "exact"
         assert (result.resolved_doc_id, result.resolved_section_key) == ("msa", "article_1")
@@ -295,8 +303,7 @@ def test_a_document_is_named_by_its_first_word_and_version(tmp_path: Path, asked
             section_title="7. Disclaimer of Warranty",
         ),
     ]
-    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
-        s.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="c")
+    with _ingested(tmp_path, rows) as s:
         result = s.ask(f"What does section 7 of {asked} say?", collection="c")
         assert (result.resolved_doc_id, result.resolved_section_key) == ("apache-2.0", "s7")
         eupl = s.ask("what does section 7 of the European Union Public Licence say", collection="c")
@@ -314,8 +321,7 @@ def test_a_title_is_named_with_another_article(tmp_path: Path) -> None:
             ("top", "Top-level application", "The main application holds the others."),
         )
     ]
-    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
-        s.ingest(write_jsonl(tmp_path / "c.jsonl", rows), collection="c")
+    with _ingested(tmp_path, rows) as s:
         asked = s.ask("How do I mount a sub-application?", collection="c")
         assert (asked.resolved_doc_id, asked.resolved_section_key) == ("guide", "mount")
         assert s.ask("what is a sub-application", collection="c").resolved_section_key == "sub"
