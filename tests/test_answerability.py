@@ -505,6 +505,49 @@ def test_an_acronym_the_closest_rows_section_names_needs_only_the_planner_floor(
         assert alt.decision != "ABSTAIN", alt_ans
 
 
+#: A class named once, as the heading of its own section ("GZipMiddleware"), and a
+#: framework named as the heading of a comparison page's section ("Flask"), far from the
+#: page that answers a question about routes.
+HEADED_DOCS = {
+    "middleware.md": (
+        "# Extras\n\nMore for later.\n\n"
+        "## GZipMiddleware\n\nCompresses every response body with gzip when the client "
+        "accepts it.\n"
+    ),
+    "routing.md": (
+        "# Routing\n\nRegister a route on a router with a decorator, then include the router "
+        "in the application.\n"
+    ),
+    "alternatives.md": (
+        "# Alternatives\n\nTools that came before.\n\n## Flask\n\nA micro framework whose "
+        "simplicity inspired this one.\n"
+    ),
+    **OTHER_PAGES,
+}
+
+
+@pytest.mark.slow
+def test_a_guest_that_heads_the_closest_section_is_its_subject(tmp_path: Path) -> None:
+    # a guest margin no cosine reaches: "GZipMiddleware" is a guest (one chunk of eight)
+    # that heads the section closest to its question; "Flask" heads a section too, but
+    # the question about routes comes closest to the routing page: it stays a guest
+    rules = {"dense_floor": 0.0, "guest_margin": 0.95, "guest_share": 0.25}
+    sx, _ = _planner_home(tmp_path, HEADED_DOCS, catalog_percentile=100.0, **rules)
+    with sx:
+        gzip = sx.ask("What does GZipMiddleware do?", collection="d", tenant="default")
+        flask = sx.ask(
+            "How do I register a route on a Flask blueprint?", collection="d", tenant="default"
+        )
+    gzip_ans, flask_ans = gzip.details["answerability"], flask.details["answerability"]
+    assert gzip_ans["signals"]["guest_names"] == ["gzipmiddleware"]
+    assert gzip_ans["signals"]["guest_headings_at_best"] == ["gzipmiddleware"]
+    assert gzip.decision != "ABSTAIN", gzip_ans
+    assert gzip.evidence[0].section_title == "GZipMiddleware"
+    assert flask_ans["signals"]["guest_names"] == ["flask"]
+    assert flask_ans["signals"]["guest_headings_at_best"] is None
+    assert (flask.decision, flask_ans["signals"]["rule"]) == ("ABSTAIN", "guest_name"), flask_ans
+
+
 @pytest.mark.slow
 def test_the_words_that_ask_where_the_docs_say_something_are_not_its_subject(
     tmp_path: Path,

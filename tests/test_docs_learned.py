@@ -417,6 +417,40 @@ def test_a_heading_the_question_writes_goes_first_among_the_rows_found(tmp_path:
     assert hybrid["titled_first"] == ["migrating/brew-codemods"]
 
 
+def test_a_heading_that_writes_a_named_pages_name_and_more_of_the_question_wins(
+    tmp_path: Path,
+) -> None:
+    # the question names the page ``reference/mashclient.md`` by its file name, and writes
+    # the tutorial's heading "Using MashClient" whole: that section is answered whole first
+    tree = tmp_path / "tree" / "docs"
+    (tree / "reference").mkdir(parents=True)
+    (tree / "reference" / "mashclient.md").write_text(
+        "# Mash client - `MashClient`\n\nThe class that talks to a mash tun.\n\n"
+        "::: brewkit.mashclient.MashClient\n",
+        encoding="utf-8",
+    )
+    (tree / "tutorial.md").write_text(
+        "# Tutorial\n\nBrew a first batch.\n\n## Using `MashClient`\n\nCreate a MashClient "
+        "with the tun's address and call its methods.\n\n## Cleaning\n\nRinse the tun.\n",
+        encoding="utf-8",
+    )
+    (tree / "hops.md").write_text("# Hops\n\nHops are added late in the boil.\n", encoding="utf-8")
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(tmp_path / "tree", fmt="markdown", collection="m")
+        used = s.ask("How do I use the MashClient?", collection="m", record=False)
+        named = s.ask("What is in mashclient.md?", collection="m", record=False)
+        other = s.ask("How do I clean the MashClient?", collection="m", record=False)
+    assert (used.resolved_doc_id, used.resolved_section_key) == (
+        "docs/tutorial.md",
+        "tutorial/using-mashclient",
+    )
+    assert used.evidence[0].section_key == "tutorial/using-mashclient"
+    # the page named alone, or a heading without the page's name: the named page is read
+    assert named.resolved_section_key is None
+    assert named.evidence[0].doc_id == "docs/reference/mashclient.md"
+    assert other.resolved_section_key is None
+
+
 def test_a_title_a_section_shares_with_those_below_it_is_the_topmost_one(tmp_path: Path) -> None:
     page = tmp_path / "docs" / "config.md"
     page.parent.mkdir(parents=True)

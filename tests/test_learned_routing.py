@@ -327,6 +327,31 @@ def test_a_title_is_named_with_another_article(tmp_path: Path) -> None:
         assert s.ask("what is a sub-application", collection="c").resolved_section_key == "sub"
 
 
+def test_a_title_opening_with_a_gerund_is_named_by_its_verb(tmp_path: Path) -> None:
+    # "use the TestClient" writes "Using TestClient"; "add a middleware" writes "Adding
+    # a middleware"; "running" is the verb of "Running tests" (a doubled consonant)
+    rows = [
+        chunk("guide", key, 0, text, doc_title="Testing", section_title=title)
+        for key, title, text in (
+            ("intro", "Testing", "Tests call the application without a network."),
+            ("client", "Using TestClient", "Create a client and call the routes with it."),
+            ("middleware", "Adding a middleware", "Wrap every call before it reaches a route."),
+            ("run", "Running tests", "Start the runner from the project's folder."),
+        )
+    ]
+    with _ingested(tmp_path, rows) as s:
+        for question, key in (
+            ("How do I use the TestClient?", "client"),
+            ("how to use TestClient", "client"),
+            ("How do I add a middleware?", "middleware"),
+            ("How do I run tests?", "run"),
+        ):
+            asked = s.ask(question, collection="c")
+            assert (asked.resolved_doc_id, asked.resolved_section_key) == ("guide", key), question
+        # the gerund's other readings are no words a question writes: nothing else routes
+        assert s.ask("tell us the TestClient story", collection="c").resolved_section_key is None
+
+
 def test_a_year_dates_a_title_and_a_designation_has_no_first_word_name() -> None:
     # "of 2018" dates the act: no "California Consumer Privacy Act of", no "CCPA v2018"
     assert name_variants("California Consumer Privacy Act of 2018") == [

@@ -28,6 +28,7 @@ from sectio.plan.sections import DocsVocabulary, VocabularyCache
 from sectio.retrieve.learned import LearnedMatch
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scope import ReadScope
+from sectio.retrieve.text import find_phrase, tokens
 
 ROUTE_NAME = "docs_plan"
 
@@ -109,6 +110,10 @@ class DocsPlanner:
         catalog = self.catalog(scope)
         route = IntentRouter(catalog).route(request.question)
         found = self.named_section(scope, request, route.anchors.target_doc_hints)
+        if found is None and route.anchors.matched_aliases and not request.doc_id:
+            wider = self.named_section(scope, request)  # a heading of any page
+            if wider is not None and names_alias(wider.phrase, route.anchors.matched_aliases):
+                found = wider
         named = [request.doc_id] if request.doc_id else []
         if found is not None and found.doc_id is not None:
             named.append(found.doc_id)  # a section named by its heading names its page
@@ -189,6 +194,31 @@ class DocsPlanner:
         if vocab is None:
             return None
         return vocab, ((request.doc_id,) if request.doc_id else tuple(pages))
+
+
+def names_alias(heading: str, aliases: Sequence[str]) -> bool:
+    """Whether ``heading`` writes one of the page names the question matched (``aliases``,
+    as the router lists them) and more words: "Using TestClient" holds "testclient",
+    the name of a page the question named. A heading of another page that writes the
+    question's page name and more of the question ("How do I use the TestClient?": the
+    tutorial's "Using TestClient") says more of it than the named page (the API
+    reference's ``testclient.md``); a heading that is only the name ("Server-Side Apply"
+    of the sync options page, for "Summarize the Server-Side Apply documentation", whose
+    page it names) or one without it ("Configure SSO" for "How do I configure SSO with
+    Okta?") does not.
+
+    Example:
+        >>> names_alias("Using `TestClient`", ["testclient"])
+        True
+        >>> names_alias("Server-Side Apply", ["server-side apply"])
+        False
+        >>> names_alias("Configure SSO", ["okta"])
+        False
+    """
+    words = tokens(heading)
+    return any(
+        len(words) > len(tokens(a)) and find_phrase(words, tokens(a)) for a in aliases if tokens(a)
+    )
 
 
 #: How many of a section key's chunks are read to find the pages that hold it.

@@ -245,6 +245,58 @@ def article_forms(
     return out
 
 
+#: The least letters of a title's first word read as a gerund ("Using", not "Ring").
+_GERUND_LETTERS = 5
+
+
+def _bases(gerund: str) -> tuple[str, ...]:
+    """The verb forms a gerund may come from: its stem, the stem with an "e", and the
+    stem with a doubled last consonant made single ("using" -> "us", "use"; "running"
+    -> "runn", "runne", "run"). Only one is a word the question writes; the others
+    are phrases no question holds.
+
+    Example:
+        >>> _bases("using"), _bases("adding"), _bases("setting")
+        (('us', 'use'), ('add', 'adde', 'ad'), ('sett', 'sette', 'set'))
+    """
+    stem = gerund[: -len("ing")]
+    out = [stem, stem + "e"]
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
+        out.append(stem[:-1])
+    return tuple(out)
+
+
+def verb_forms(exact: Tokens, folded: Tokens) -> list[tuple[Tokens, Tokens]]:
+    """A title that starts with a gerund ("Using TestClient", "Adding a middleware"), also
+    as the verb a question writes, alone and before each article: "How do I use the
+    TestClient?" writes "Using TestClient". A title of one word, or one whose first word
+    is no gerund, has no other form.
+
+    Example:
+        >>> title = ("using", "testclient")
+        >>> [" ".join(e) for e, _ in verb_forms(title, title)][:5]
+        ['us testclient', 'us the testclient', 'us a testclient', 'us an testclient', \
+'use testclient']
+        >>> verb_forms(("ring", "buffers"), ("ring", "buffers"))
+        []
+    """
+    first = exact[0] if exact else ""
+    if len(exact) < 2 or len(first) < _GERUND_LETTERS or not first.endswith("ing"):
+        return []
+    if len(exact) != len(folded):
+        return []
+    rest, rest_folded = exact[1:], folded[1:]
+    had = rest[0] in _ARTICLES
+    out: list[tuple[Tokens, Tokens]] = []
+    for base in _bases(first):
+        for article in () if had else (None, *_ARTICLES):
+            put = (base, article) if article else (base,)
+            out.append((put + rest, put + rest_folded))
+        if had:
+            out.append(((base, *rest), (base, *rest_folded)))
+    return out
+
+
 def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
     """Whether the section's title (its number cut) holds ``run`` contiguously."""
     for text in section.phrases[:1]:
@@ -312,8 +364,10 @@ class LearnedVocabulary:
             if s.number is not None:
                 self._numbers[s.doc_id].append((s.number, s.key))
             for text in s.phrases:
-                for exact, folded in article_forms(tokens(text), folded_tokens(text), self.units):
-                    self._add(_Phrase(text, s.doc_id, s.key, exact, folded))
+                exact, folded = tokens(text), folded_tokens(text)
+                forms = article_forms(exact, folded, self.units) + verb_forms(exact, folded)
+                for e, f in forms:
+                    self._add(_Phrase(text, s.doc_id, s.key, e, f))
         for key, phrases in self.shared.items():
             for text in phrases:
                 self._add(_Phrase(text, None, key, tokens(text), folded_tokens(text)))

@@ -117,12 +117,14 @@ class Planner:
         thresholds.guest_floor = round(guest_floor, 4)
         near = guest_cosines(ctx, guests, by_word, outcome.evidence)
         written = acronyms_at_best(ctx, near)
-        kept = [w for w in guests if w not in written]  # the guests that need the guest floor
+        headed = headed_guests(ctx, guests)
+        kept = [w for w in guests if w not in written + headed]  # they need the guest floor
         floor = guest_floor if kept else planner_floor
         far = [w for w in kept if near[w] < floor]
         signals.guest_cosines = {w: round(c, 4) for w, c in near.items()}
         signals.guest_names_far = far
         signals.guest_acronyms_at_best = written or None
+        signals.guest_headings_at_best = headed or None
         if ctx.best >= floor and not far:
             return self._catalog(ctx)
         reason = SUBJECT_NOT_IN_CORPUS if kept else WEAK_EVIDENCE
@@ -141,6 +143,8 @@ class Planner:
         if strong_passage(ctx):  # passages this close answer it, whatever page they are on
             return None
         if heading_named_in_part(ctx):  # the evidence's own heading, named in part
+            return None
+        if ctx.signals.guest_headings_at_best:  # the question names the closest heading
             return None
         return ctx.decide("catalog", WEAK_EVIDENCE)
 
@@ -244,6 +248,31 @@ def acronyms_at_best(ctx: RuleContext, near: Mapping[str, float]) -> list[str]:
 #: What joins two alternatives: a slash, or "or" between spaces.
 _ALTERNATIVE = re.compile(r"\s*/\s*|\s+or\s+", re.IGNORECASE)
 _ALT_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.\-][A-Za-z0-9]+)*")
+
+
+def headed_guests(ctx: RuleContext, guests: Sequence[str]) -> list[str]:
+    """The guest names written as an identifier (:data:`_IDENTIFIER`) that are, alone, the
+    heading of the closest evidence row's section ("What does GZipMiddleware do?" on the
+    FastAPI docs, closest to the section headed ``GZipMiddleware``): a class or a function
+    the collection documents in one section, not another product it mentions in passing;
+    it needs the planner's floor, not the guest's. A product's name stays a guest where a
+    section is headed by it ("What is Istio?" on Argo CD's docs, whose "Istio" section
+    says how to route traffic through it), and so does a name headed where the question
+    does not come closest ("Flask" of a comparison page, for a question about routes) or
+    one a heading writes beside other words."""
+    evidence = ctx.outcome.evidence
+    named = {w.lower() for w in _IDENTIFIER.findall(ctx.question)}
+    if not guests or not evidence or not named:
+        return []
+    best = max(evidence, key=lambda e: e.score)
+    heading = tokens(plain_words(best.section_title or ""))
+    return [w for w in guests if w in named and heading == (w,)]
+
+
+#: A name written as an identifier: a capital inside the word after a small letter
+#: ("GZipMiddleware", "TestClient"), a capitalised word after capitals ("HTTPException"),
+#: or a digit between letters ("Jinja2Templates").
+_IDENTIFIER = re.compile(r"\b[A-Za-z]*(?:[a-z][A-Z]|[A-Z][A-Z][a-z]|[a-zA-Z][0-9]+[a-zA-Z])\w*")
 
 
 def alternatives(question: str) -> dict[str, set[str]]:
