@@ -44,6 +44,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -295,15 +296,6 @@ def verb_forms(exact: Tokens, folded: Tokens) -> list[tuple[Tokens, Tokens]]:
         if had:
             out.append(((base, *rest), (base, *rest_folded)))
     return out
-
-
-def _holds(section: LearnedSection, run: Tokens, folded: bool) -> bool:
-    """Whether the section's title (its number cut) holds ``run`` contiguously."""
-    for text in section.phrases[:1]:
-        title = folded_tokens(text) if folded else tokens(text)
-        if find_phrase(title, run):
-            return True
-    return False
 
 
 def title_phrases(rest: str, content: Callable[[str], bool]) -> tuple[str, ...]:
@@ -676,6 +668,15 @@ class LearnedVocabulary:
             return len(extra) <= (self.cue_extra or 0)
         return len(extra) <= (len(phrase) - 1) // 3
 
+    @functools.cached_property
+    def _titles(self) -> list[tuple[LearnedSection, Tokens, Tokens]]:
+        """Each section with its title (its number cut) as tokens, as written and folded
+        (read once, on the first question with a unit word: :meth:`by_cue`)."""
+        return [
+            (s, tokens(s.phrases[0]), folded_tokens(s.phrases[0])) if s.phrases else (s, (), ())
+            for s in self.sections
+        ]
+
     def by_cue(
         self, words: Tokens, allowed: set[str], *, folded: bool = False
     ) -> LearnedMatch | None:
@@ -690,8 +691,9 @@ class LearnedVocabulary:
                     continue
                 found = {
                     (s.doc_id, s.key)
-                    for s in self.sections
-                    if (not allowed or s.doc_id in allowed) and _holds(s, run, folded)
+                    for s, exact, bent in self._titles
+                    if (not allowed or s.doc_id in allowed)
+                    and find_phrase(bent if folded else exact, run)
                 }
                 if len(found) == 1:
                     ((doc_id, key),) = found
