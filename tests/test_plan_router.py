@@ -233,3 +233,25 @@ def test_tokens_fold_plurals_but_not_stopwords() -> None:
         "process",
         "status",
     ]
+
+
+def test_the_products_name_names_its_intro_page_only_when_asked_alone() -> None:
+    # "tRPC" is written as code (a small letter before capitals) and titles the intro page;
+    # three pages of four open with it: it is the product's name, and a question about
+    # something else with it names no page; a class a page is named after still does
+    def page(path: str, title: str, first: str) -> dict:
+        return {**d1(path, title), "first_paragraph": first}
+
+    docs = [
+        page("docs/intro.md", "tRPC", "tRPC lets you build typesafe APIs."),
+        page("docs/nextjs.md", "Usage with Next.js", "Use tRPC in a Next.js app router."),
+        page("docs/links.md", "splitLink", "A link that branches on a condition."),
+        page("docs/errors.md", "Error handling", "tRPC turns thrown errors into responses."),
+    ]
+    r = IntentRouter(DocsCatalog.from_payloads(docs, []))
+    assert r.route("What is tRPC?").anchors.target_doc_hints == ("docs/intro.md",)
+    other = r.route("How do I use tRPC with the app router?")
+    assert "docs/intro.md" not in other.anchors.target_doc_hints
+    assert r.route("How do I use splitLink with tRPC?").anchors.target_doc_hints == (
+        "docs/links.md",
+    )

@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,6 +70,10 @@ def tokens(text: str) -> list[str]:
 def norm(text: str) -> str:
     """Tokens joined by one space: the key phrases are matched on."""
     return " ".join(tokens(text))
+
+
+#: The fewest pages that make a word's :meth:`DocsCatalog.page_share` count.
+PAGE_SHARE_PAGES = 3
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,8 @@ class DocsCatalog:
     max_phrase: int = 1
     _titles: list[str] = field(default_factory=list, repr=False)
     _title_df: dict[str, int] = field(default_factory=dict, repr=False)
+    #: How many pages write each word in their title or first paragraph.
+    _page_df: Counter[str] = field(default_factory=Counter, repr=False)
 
     @classmethod
     def from_payloads(
@@ -154,6 +160,7 @@ class DocsCatalog:
                 subdomain=(str(meta["subdomain"]).lower() if meta.get("subdomain") else None),
             )
             cat.docs[doc_id] = doc
+            cat._page_df.update(set(tokens(f"{doc.title} {p.get('first_paragraph') or ''}")))
             cat.basenames.setdefault(doc.path.rsplit("/", 1)[-1].lower(), []).append(doc_id)
             if doc.domain:
                 cat.domains.add(doc.domain)
@@ -191,6 +198,14 @@ class DocsCatalog:
             needle = f" {phrase} "
             cache[phrase] = sum(1 for t in self._titles if needle in t)
         return cache[phrase]
+
+    def page_share(self, word: str) -> float:
+        """The share of the pages whose title or first paragraph writes ``word`` (0.0 with
+        fewer than :data:`PAGE_SHARE_PAGES` pages writing it): the product's name opens
+        a third or more of a tree's pages ("trpc", "fastapi", "jest"), a class or an
+        option a few ("splitlink", "testclient")."""
+        n = self._page_df.get(norm(word), 0)
+        return n / len(self.docs) if self.docs and n >= PAGE_SHARE_PAGES else 0.0
 
     def paths(self) -> list[str]:
         """Every document path, sorted."""
