@@ -548,6 +548,52 @@ def test_a_guest_that_heads_the_closest_section_is_its_subject(tmp_path: Path) -
     assert (flask.decision, flask_ans["signals"]["rule"]) == ("ABSTAIN", "guest_name"), flask_ans
 
 
+#: A class named in a heading beside another word ("`FormData` input"), and a header's
+#: name the collection writes only in code, its parts side by side ('cache-control').
+NAMED_IN_CODE_DOCS = {
+    "uploads.md": (
+        "# Uploads\n\nSend files to a procedure.\n\n## `FormData` input\n\nA FormData body "
+        "carries files and fields to the procedure.\n"
+    ),
+    "caching.md": (
+        "# Caching\n\nSet response headers so a proxy caches the answers of queries.\n\n"
+        "```ts\nheaders: { 'cache-control': 's-maxage=1' }\n```\n"
+    ),
+    "proxies.md": ACRONYM_DOCS["proxies.md"],
+    **OTHER_PAGES,
+}
+
+
+@pytest.mark.slow
+def test_a_class_in_the_closest_heading_and_a_compound_written_whole_are_no_guests(
+    tmp_path: Path,
+) -> None:
+    # a guest margin no cosine reaches: "FormData" heads the closest section beside
+    # "input"; "Control" of "Cache-Control" is rare, but the collection writes "cache"
+    # and "control" side by side; "Envoy" of "Envoy-based" stays a guest
+    rules = {"dense_floor": 0.0, "guest_margin": 0.95, "guest_share": 0.25}
+    sx, _ = _planner_home(tmp_path, NAMED_IN_CODE_DOCS, catalog_percentile=0.0, **rules)
+    with sx:
+        form = sx.ask("How do I send a FormData body?", collection="d", tenant="default")
+        cache = sx.ask(
+            "How do I set the Cache-Control header of queries?", collection="d", tenant="default"
+        )
+        envoy = sx.ask(
+            "Does the client send its calls through an Envoy-based proxy?",
+            collection="d",
+            tenant="default",
+        )
+    form_ans, cache_ans = form.details["answerability"], cache.details["answerability"]
+    assert form_ans["signals"]["guest_headings_at_best"] == ["formdata"]
+    assert form.decision != "ABSTAIN", form_ans
+    assert "control" in cache_ans["signals"]["guest_names"]
+    assert "control" in (cache_ans["signals"]["guest_compounds_held"] or []), cache_ans
+    assert cache.decision != "ABSTAIN", cache_ans
+    envoy_ans = envoy.details["answerability"]
+    assert (envoy.decision, envoy_ans["signals"]["rule"]) == ("ABSTAIN", "guest_name")
+    assert envoy_ans["uncovered"] == ["envoy"]
+
+
 @pytest.mark.slow
 def test_the_words_that_ask_where_the_docs_say_something_are_not_its_subject(
     tmp_path: Path,

@@ -266,6 +266,7 @@ class Signals(Facts):
     guest_names_far: list[str] | None = None
     guest_acronyms_at_best: list[str] | None = None
     guest_headings_at_best: list[str] | None = None
+    guest_compounds_held: list[str] | None = None
     catalog_best: float | None = None
     heading_named: str | None = None
     rule: str | None = None

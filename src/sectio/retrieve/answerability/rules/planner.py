@@ -118,13 +118,15 @@ class Planner:
         near = guest_cosines(ctx, guests, by_word, outcome.evidence)
         written = acronyms_at_best(ctx, near)
         headed = headed_guests(ctx, guests)
-        kept = [w for w in guests if w not in written + headed]  # they need the guest floor
+        held = compounds_held(ctx, guests)
+        kept = [w for w in guests if w not in written + headed + held]  # the guest floor's
         floor = guest_floor if kept else planner_floor
         far = [w for w in kept if near[w] < floor]
         signals.guest_cosines = {w: round(c, 4) for w, c in near.items()}
         signals.guest_names_far = far
         signals.guest_acronyms_at_best = written or None
         signals.guest_headings_at_best = headed or None
+        signals.guest_compounds_held = held or None
         if ctx.best >= floor and not far:
             return self._catalog(ctx)
         reason = SUBJECT_NOT_IN_CORPUS if kept else WEAK_EVIDENCE
@@ -251,28 +253,53 @@ _ALT_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.\-][A-Za-z0-9]+)*")
 
 
 def headed_guests(ctx: RuleContext, guests: Sequence[str]) -> list[str]:
-    """The guest names written as an identifier (:data:`_IDENTIFIER`) that are, alone, the
-    heading of the closest evidence row's section ("What does GZipMiddleware do?" on the
-    FastAPI docs, closest to the section headed ``GZipMiddleware``): a class or a function
-    the collection documents in one section, not another product it mentions in passing;
-    it needs the planner's floor, not the guest's. A product's name stays a guest where a
+    """The guest names written as an identifier (:data:`_IDENTIFIER`) that the heading of
+    the closest evidence row's section writes ("What does GZipMiddleware do?" on the
+    FastAPI docs, closest to the section headed ``GZipMiddleware``; "`FormData` Input" on
+    tRPC's): a class or a function the collection documents in one section, not another
+    product it mentions in passing; it needs the planner's floor, not the guest's. A
+    product's name stays a guest where a
     section is headed by it ("What is Istio?" on Argo CD's docs, whose "Istio" section
     says how to route traffic through it), and so does a name headed where the question
-    does not come closest ("Flask" of a comparison page, for a question about routes) or
-    one a heading writes beside other words."""
+    does not come closest ("Flask" of a comparison page, for a question about routes)."""
     evidence = ctx.outcome.evidence
     named = {w.lower() for w in _IDENTIFIER.findall(ctx.question)}
     if not guests or not evidence or not named:
         return []
     best = max(evidence, key=lambda e: e.score)
     heading = tokens(plain_words(best.section_title or ""))
-    return [w for w in guests if w in named and heading == (w,)]
+    return [w for w in guests if w in named and w in heading]
 
 
 #: A name written as an identifier: a capital inside the word after a small letter
 #: ("GZipMiddleware", "TestClient"), a capitalised word after capitals ("HTTPException"),
 #: or a digit between letters ("Jinja2Templates").
 _IDENTIFIER = re.compile(r"\b[A-Za-z]*(?:[a-z][A-Z]|[A-Z][A-Z][a-z]|[a-zA-Z][0-9]+[a-zA-Z])\w*")
+
+
+#: A word of parts joined by hyphens ("Cache-Control", "X-Request-ID", "Envoy-based").
+_COMPOUND = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+\b")
+
+
+def compounds_held(ctx: RuleContext, guests: Sequence[str]) -> list[str]:
+    """The guest names that are parts of a hyphenated word the question writes whose parts
+    the collection writes side by side ("Cache-Control", "Content-Type": a header's name,
+    capitalised by custom, that the collection writes where it sets that header,
+    ``'cache-control'``): the part ("control") is a word of the collection's term, not
+    another product. A part of a compound the collection never writes together
+    ("Envoy-based", "non-Istio") stays a guest."""
+    if not guests:
+        return []
+    terms, pairs = ctx.words.lexical.terms, ctx.stats.pairs
+    out: list[str] = []
+    for m in _COMPOUND.finditer(ctx.question):
+        parts = m.group().lower().split("-")
+        if not any(w in guests for w in parts):
+            continue
+        ids = [terms(p) for p in parts]
+        if all(any((a, b) in pairs for a in x for b in y) for x, y in itertools.pairwise(ids)):
+            out.extend(w for w in parts if w in guests and w not in out)
+    return out
 
 
 def alternatives(question: str) -> dict[str, set[str]]:
