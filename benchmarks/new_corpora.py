@@ -17,7 +17,10 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
 * ``eu_ai_act``: Regulation (EU) 2024/1689 (the AI Act) as chunk JSONL: 113
   articles, 180 recitals, 13 annexes (a legal text in English);
 * ``fastapi_docs``: the FastAPI documentation (a Python web framework), 155 MkDocs
-  Markdown pages with a 2,000-line release-notes page and a ``how-to/`` folder.
+  Markdown pages with a 2,000-line release-notes page and a ``how-to/`` folder;
+* ``trpc_docs``: the tRPC documentation (a TypeScript RPC library), a Docusaurus tree
+  of 61 ``.md`` and 29 ``.mdx`` pages (MDX imports and components, an intro page
+  titled with the product's name).
 
 Each holds answerable questions (``named_number``, ``named_title``: the
 question names its section; ``unnamed``) with gold ``doc_id#section_key``
@@ -42,7 +45,7 @@ Usage::
 
     .venv/bin/python benchmarks/new_corpora.py
         [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets,jest_docs,
-                eu_ai_act,fastapi_docs]
+                eu_ai_act,fastapi_docs,trpc_docs]
         [--splits dev,holdout] [--profile NAME|FILE] [--reingest]
         [--per-query DIR] [--show-misses]
 
@@ -77,7 +80,14 @@ from sectio import Sectio, Settings  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
 #: Sets that are a docs tree (ingested as documents, the ``docs`` profile by default).
-DOCS_TREES = ("poetry_docs", "requests_docs", "owasp_cheatsheets", "jest_docs", "fastapi_docs")
+DOCS_TREES = (
+    "poetry_docs",
+    "requests_docs",
+    "owasp_cheatsheets",
+    "jest_docs",
+    "fastapi_docs",
+    "trpc_docs",
+)
 NAMED = ("named_number", "named_title")
 
 

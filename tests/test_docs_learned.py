@@ -451,6 +451,29 @@ def test_a_heading_that_writes_a_named_pages_name_and_more_of_the_question_wins(
     assert other.resolved_section_key is None
 
 
+def test_a_heading_that_writes_a_titled_pages_name_and_more_wins(tmp_path: Path) -> None:
+    # "WebSockets" titles a page (named as code); the question writes another page's
+    # heading, "WebSockets or polling?", whole: that section is answered first
+    tree = tmp_path / "tree" / "docs"
+    tree.mkdir(parents=True)
+    (tree / "websockets.md").write_text(
+        "# WebSockets\n\nOpen a socket to the server.\n", encoding="utf-8"
+    )
+    (tree / "events.md").write_text(
+        "# Events\n\nThe server pushes events.\n\n## WebSockets or polling?\n\nPrefer "
+        "sockets when events are frequent.\n\n## Retries\n\nRetry after a drop.\n",
+        encoding="utf-8",
+    )
+    (tree / "hops.md").write_text("# Hops\n\nHops are added late.\n", encoding="utf-8")
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(tmp_path / "tree", fmt="markdown", collection="m")
+        asked = s.ask("WebSockets or polling: which should I use?", collection="m", record=False)
+    assert (asked.resolved_doc_id, asked.resolved_section_key) == (
+        "docs/events.md",
+        "events/websockets-or-polling",
+    )
+
+
 def test_a_title_a_section_shares_with_those_below_it_is_the_topmost_one(tmp_path: Path) -> None:
     page = tmp_path / "docs" / "config.md"
     page.parent.mkdir(parents=True)

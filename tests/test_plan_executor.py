@@ -463,6 +463,26 @@ def test_a_changelog_gives_its_places_up_unless_the_question_asks_about_changes(
     assert "prefer_non_changelogs" not in changed.details["plan"]["filters"]
 
 
+def test_a_changelog_section_of_a_guide_gives_its_places_up(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    # a migration guide's "Full changelog" section names the feature in the question's
+    # words: the page about it comes first all the same
+    guide = "# Mounting\n\nMounting apps.\n\n## Mount\n\nMount a wsgi app under a path.\n"
+    migrate = (
+        "# Migrating to v2\n\nWhat to change.\n\n## Full changelog\n\n### Mounting\n\n"
+        "Mount a wsgi app under a path. Docs to mount a wsgi app under a path.\n"
+    )
+    files = {"docs/mounting.md": guide, "docs/migrating.md": migrate}
+    corpus = make_corpus(tmp_path / "c", files)
+    sectio.ingest(corpus, fmt="markdown", profile="docs", collection="cg")
+    howto = sectio.ask("how to mount a wsgi app", collection="cg", record=False)
+    assert list(dict.fromkeys(e.doc_id for e in howto.evidence)) == [
+        "docs/mounting.md",
+        "docs/migrating.md",
+    ]
+
+
 def test_a_tree_ingested_from_inside_its_docs_folder_still_answers_api_questions(
     tmp_path: Path,
 ) -> None:

@@ -48,7 +48,7 @@ are not tests, see :func:`is_test_path`: test rows are demoted, never dropped).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,6 +146,28 @@ CHANGELOG_NAMES = frozenset(
         "what s new",
     }
 )
+
+
+def in_changelog(payload: Mapping[str, Any]) -> bool:
+    """Whether a row is a changelog's: its page is one (:func:`is_changelog`), or a heading
+    above it, or its own, is one of :data:`CHANGELOG_NAMES` or writes "changelog" (the
+    "Full reverse-chronological changelog" of a migration guide, whose entries name
+    features in passing as a changelog page's do).
+
+    Example:
+        >>> in_changelog({"path": "docs/migrate.mdx", "section_key": "full-changelog/x"})
+        True
+        >>> in_changelog({"path": "docs/migrate.mdx", "section_key": "breaking-changes"})
+        False
+    """
+    path, title = str(payload.get("path") or ""), str(payload.get("doc_title") or "")
+    if is_changelog(path, title):
+        return True
+    for part in str(payload.get("section_key") or "").split("/"):
+        words = _spaced(part)
+        if words in CHANGELOG_NAMES or "changelog" in words.split():
+            return True
+    return False
 
 
 def is_changelog(path: str, title: str = "") -> bool:
@@ -276,8 +298,7 @@ class PlanExecutor:
             bonus += W_LIKE * min(hits, 2)
         if f.get("prefer_non_tests") and not is_test_path(path):
             bonus += W_NON_TEST_PLACES / (self.scope.fusion.rrf_k + 1)
-        title = str(payload.get("doc_title") or "")
-        if f.get("prefer_non_changelogs") and not is_changelog(path, title):
+        if f.get("prefer_non_changelogs") and not in_changelog(payload):
             bonus += W_NON_CHANGELOG_PLACES / (self.scope.fusion.rrf_k + 1)
         return bonus * unit
 

@@ -110,9 +110,9 @@ class DocsPlanner:
         catalog = self.catalog(scope)
         route = IntentRouter(catalog).route(request.question)
         found = self.named_section(scope, request, route.anchors.target_doc_hints)
-        if found is None and route.anchors.matched_aliases and not request.doc_id:
+        if found is None and route.anchors.target_doc_hints and not request.doc_id:
             wider = self.named_section(scope, request)  # a heading of any page
-            if wider is not None and names_alias(wider.phrase, route.anchors.matched_aliases):
+            if wider is not None and names_alias(wider.phrase, page_names(catalog, route)):
                 found = wider
         named = [request.doc_id] if request.doc_id else []
         if found is not None and found.doc_id is not None:
@@ -194,6 +194,14 @@ class DocsPlanner:
         if vocab is None:
             return None
         return vocab, ((request.doc_id,) if request.doc_id else tuple(pages))
+
+
+def page_names(catalog: DocsCatalog, route: DocsIntent) -> list[str]:
+    """The names the question gave the pages it names: the aliases it matched and the
+    titles of those pages ("WebSockets" of ``websockets.md``)."""
+    titles = {d.path: d.title for d in catalog.docs.values()}
+    hints = route.anchors.target_doc_hints
+    return [*route.anchors.matched_aliases, *(titles[h] for h in hints if h in titles)]
 
 
 def names_alias(heading: str, aliases: Sequence[str]) -> bool:
