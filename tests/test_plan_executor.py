@@ -463,9 +463,7 @@ def test_a_changelog_gives_its_places_up_unless_the_question_asks_about_changes(
     assert "prefer_non_changelogs" not in changed.details["plan"]["filters"]
 
 
-def test_a_changelog_section_of_a_guide_gives_its_places_up(
-    sectio: Sectio, tmp_path: Path
-) -> None:
+def test_a_changelog_section_of_a_guide_gives_its_places_up(sectio: Sectio, tmp_path: Path) -> None:
     # a migration guide's "Full changelog" section names the feature in the question's
     # words: the page about it comes first all the same
     guide = "# Mounting\n\nMounting apps.\n\n## Mount\n\nMount a wsgi app under a path.\n"
