@@ -19,6 +19,7 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.contract.profile import CorpusProfile, load_profile
 from sectio.contract.request import AskRequest
+from sectio.contract.result import RetrievalResult
 from sectio.ingest.markdown import read_markdown
 from sectio.plan import DocsPlanRoute, stored
 from sectio.plan.executor import SECTION
@@ -417,29 +418,46 @@ def test_a_heading_the_question_writes_goes_first_among_the_rows_found(tmp_path:
     assert hybrid["titled_first"] == ["migrating/brew-codemods"]
 
 
+def _tree_answers(
+    tmp_path: Path, pages: dict[str, str], questions: list[str]
+) -> list[RetrievalResult]:
+    """``ask`` of each question over a fresh docs tree of ``pages`` (path under ``docs/``:
+    Markdown), ingested with the fake embedder."""
+    for name, text in pages.items():
+        page = tmp_path / "tree" / "docs" / name
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(text, encoding="utf-8")
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(tmp_path / "tree", fmt="markdown", collection="m")
+        return [s.ask(q, collection="m", record=False) for q in questions]
+
+
+#: A page of the tree that no question asks about (it makes the others' words rarer).
+HOPS = {"hops.md": "# Hops\n\nHops are added late in the boil.\n"}
+
+
 def test_a_heading_that_writes_a_named_pages_name_and_more_of_the_question_wins(
     tmp_path: Path,
 ) -> None:
     # the question names the page ``reference/mashclient.md`` by its file name, and writes
     # the tutorial's heading "Using MashClient" whole: that section is answered whole first
-    tree = tmp_path / "tree" / "docs"
-    (tree / "reference").mkdir(parents=True)
-    (tree / "reference" / "mashclient.md").write_text(
-        "# Mash client - `MashClient`\n\nThe class that talks to a mash tun.\n\n"
-        "::: brewkit.mashclient.MashClient\n",
-        encoding="utf-8",
-    )
-    (tree / "tutorial.md").write_text(
-        "# Tutorial\n\nBrew a first batch.\n\n## Using `MashClient`\n\nCreate a MashClient "
-        "with the tun's address and call its methods.\n\n## Cleaning\n\nRinse the tun.\n",
-        encoding="utf-8",
-    )
-    (tree / "hops.md").write_text("# Hops\n\nHops are added late in the boil.\n", encoding="utf-8")
-    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
-        s.ingest(tmp_path / "tree", fmt="markdown", collection="m")
-        used = s.ask("How do I use the MashClient?", collection="m", record=False)
-        named = s.ask("What is in mashclient.md?", collection="m", record=False)
-        other = s.ask("How do I clean the MashClient?", collection="m", record=False)
+    pages = {
+        "reference/mashclient.md": (
+            "# Mash client - `MashClient`\n\nThe class that talks to a mash tun.\n\n"
+            "::: brewkit.mashclient.MashClient\n"
+        ),
+        "tutorial.md": (
+            "# Tutorial\n\nBrew a first batch.\n\n## Using `MashClient`\n\nCreate a MashClient "
+            "with the tun's address and call its methods.\n\n## Cleaning\n\nRinse the tun.\n"
+        ),
+        **HOPS,
+    }
+    questions = [
+        "How do I use the MashClient?",
+        "What is in mashclient.md?",
+        "How do I clean the MashClient?",
+    ]
+    used, named, other = _tree_answers(tmp_path, pages, questions)
     assert (used.resolved_doc_id, used.resolved_section_key) == (
         "docs/tutorial.md",
         "tutorial/using-mashclient",
@@ -454,20 +472,15 @@ def test_a_heading_that_writes_a_named_pages_name_and_more_of_the_question_wins(
 def test_a_heading_that_writes_a_titled_pages_name_and_more_wins(tmp_path: Path) -> None:
     # "WebSockets" titles a page (named as code); the question writes another page's
     # heading, "WebSockets or polling?", whole: that section is answered first
-    tree = tmp_path / "tree" / "docs"
-    tree.mkdir(parents=True)
-    (tree / "websockets.md").write_text(
-        "# WebSockets\n\nOpen a socket to the server.\n", encoding="utf-8"
-    )
-    (tree / "events.md").write_text(
-        "# Events\n\nThe server pushes events.\n\n## WebSockets or polling?\n\nPrefer "
-        "sockets when events are frequent.\n\n## Retries\n\nRetry after a drop.\n",
-        encoding="utf-8",
-    )
-    (tree / "hops.md").write_text("# Hops\n\nHops are added late.\n", encoding="utf-8")
-    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
-        s.ingest(tmp_path / "tree", fmt="markdown", collection="m")
-        asked = s.ask("WebSockets or polling: which should I use?", collection="m", record=False)
+    pages = {
+        "websockets.md": "# WebSockets\n\nOpen a socket to the server.\n",
+        "events.md": (
+            "# Events\n\nThe server pushes events.\n\n## WebSockets or polling?\n\nPrefer "
+            "sockets when events are frequent.\n\n## Retries\n\nRetry after a drop.\n"
+        ),
+        **HOPS,
+    }
+    (asked,) = _tree_answers(tmp_path, pages, ["WebSockets or polling: which should I use?"])
     assert (asked.resolved_doc_id, asked.resolved_section_key) == (
         "docs/events.md",
         "events/websockets-or-polling",
