@@ -590,3 +590,24 @@ def load_profile_text(text: str) -> CorpusProfile:
         path = Path(d) / "drafted.toml"
         path.write_text(text, encoding="utf-8")
         return load_profile(path)
+
+
+def test_words_before_a_unit_word_name_a_title_only_with_a_salient_one(tmp_path: Path) -> None:
+    # "the page" puts "is the" before the unit word "page"; one title holds "is the", but
+    # those words say nothing: no section is named; "the mash temperature page" names one
+    # (twelve pages of their own words, so that "mash" is rare enough to say what is asked)
+    pages = {
+        "results.md": (
+            "# Results\n\nWhat was measured.\n\n## Routing: is the right section answered?\n\n"
+            "Hit at one of the routed answers.\n\n## Mash temperature\n\nKeep the mash warm.\n"
+        ),
+        **{
+            f"grain{i}.md": f"# Grain {i}\n\nMalt{i} and barley{i} for batch{i}.\n"
+            for i in range(12)
+        },
+    }
+    vague, named = _tree_answers(
+        tmp_path, pages, ["What is the page catalog?", "What does the mash temperature page say?"]
+    )
+    assert vague.resolved_section_key is None
+    assert named.resolved_section_key == "results/mash-temperature"

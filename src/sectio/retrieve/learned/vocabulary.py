@@ -681,13 +681,15 @@ class LearnedVocabulary:
         self, words: Tokens, allowed: set[str], *, folded: bool = False
     ) -> LearnedMatch | None:
         """A title part written before a unit word ("the Anti-Circumvention Law section"):
-        the longest run of at least two words there that one section's title holds."""
+        the longest run of at least two words there, one of them salient, that one
+        section's title holds ("What is the page catalog?" names no section whose title
+        holds "is the")."""
         for j, word in enumerate(words):
             if word not in self.units or (j + 1 < len(words) and words[j + 1][:1].isdigit()):
                 continue
             for n in range(min(j, _CUE_WORDS), 1, -1):
                 run = words[j - n : j]
-                if "it" in run:
+                if "it" in run or not any(self._salient(w) for w in run):
                     continue
                 found = {
                     (s.doc_id, s.key)
