@@ -16,7 +16,7 @@ from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.pdfgen import canvas
 from reportlab.platypus import Image, PageBreak, Paragraph, SimpleDocTemplate, Table, TableStyle
 
-from sectio import Sectio
+from sectio import Sectio, Settings
 from sectio.cli import cli
 from sectio.errors import ContractError
 from sectio.ingest.detect import detect_source
@@ -178,6 +178,44 @@ def test_html_content_anchors_and_flags(tmp_path: Path) -> None:
     assert {r.section_title for r in flagged} == {"On Windows", "On macOS"}
     assert all(r.chunk_kind == "block" for r in flagged)
     assert any("How it fits together" in r.text for r in flagged)
+
+
+#: A regulation as the Official Journal's HTML writes it: its units are styled paragraphs
+#: (a label, then a title in its own element), not ``h1``-``h6``.
+OJ_HTML = """<html><head><title>L_202401689EN.000101.fmx.xml</title></head><body>
+<p class="oj-doc-ti">REGULATION (EU) 2099/1 on brewing</p>
+<div id="cpt_I"><p class="oj-ti-section-1">CHAPTER&#160;I</p>
+<div class="eli-title"><p class="oj-ti-section-2"><span>GENERAL PROVISIONS</span></p></div>
+<div id="art_1"><p class="oj-ti-art">Article&#160;1</p>
+<div class="eli-title"><p class="oj-sti-art">Subject matter</p></div>
+<p class="oj-normal">1.   This Regulation lays down rules on brewing.</p></div>
+<div id="art_2"><p class="oj-ti-art">Article 2</p>
+<div class="eli-title"><p class="oj-sti-art">Scope</p></div>
+<p class="oj-normal">It applies to breweries in the Union.</p>
+<p class="oj-normal">Article 1 shall apply.</p></div></div>
+<p class="oj-doc-ti">ANNEX I</p><p class="oj-doc-ti">List of hops</p>
+<p class="oj-normal">Saaz and Hallertau.</p>
+</body></html>"""
+
+
+def test_a_legal_texts_unit_labels_are_headings(tmp_path: Path) -> None:
+    path = tmp_path / "regulation.html"
+    path.write_text(OJ_HTML, encoding="utf-8")
+    d0 = _d0(read_source(path).records)
+    by_title = {r.section_title: r for r in d0}
+    assert set(by_title) >= {
+        "Article 1 - Subject matter",
+        "Article 2 - Scope",
+        "ANNEX I - List of hops",
+    }
+    scope = by_title["Article 2 - Scope"]
+    assert scope.heading_path[:2] == ["CHAPTER I - GENERAL PROVISIONS", "Article 2 - Scope"]
+    assert "Article 1 shall apply." in scope.text  # a sentence that starts with a label
+    assert by_title["ANNEX I - List of hops"].heading_path == ["ANNEX I - List of hops"]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as sx:
+        sx.ingest(path, collection="reg")
+        asked = sx.ask("what does article 2 say", collection="reg", record=False)
+    assert asked.resolved_section_key is not None and "article-2" in asked.resolved_section_key
 
 
 def test_docx_headings_tables_and_provenance(tmp_path: Path) -> None:

@@ -11,6 +11,10 @@ also without the blocks whose class or id names page furniture (``nav``,
 
 * ``h1``-``h6`` are headings; each keeps its anchor: its own ``id``, else an
   ``<a id|name>`` inside it, else the ``id`` of the ``<section>`` it opens;
+* a paragraph that is a legal text's unit label alone ("Article 5", "CHAPTER II",
+  "ANNEX III": the Official Journal's HTML styles them as paragraphs) is a heading,
+  its level by the unit (annex and part, chapter, section, article), titled by the
+  element after it when that reads as a title ("Article 5 - Prohibited AI practices");
 * paragraphs, lists (nested ones flattened into their item), ``<pre>`` code,
   definition lists and quotes keep their order; ``<br>`` breaks a line;
 * a ``<table>`` is one Markdown table (header row first); one with merged cells
@@ -191,14 +195,35 @@ class _Writer:
             self.w.paragraph("\n".join(ln for ln in lines if ln))
 
     def walk(self, el: _El, section_id: str = "") -> None:
+        taken = -1  # a unit label's title, written into its heading
         for i, c in enumerate(el.children):
             if isinstance(c, str):
                 self.inline.append(c)
                 continue
-            if c.tag in _DROP or _hidden(c) or (self.drop_chrome and _chrome(c)):
+            if i == taken or c.tag in _DROP or _hidden(c) or (self.drop_chrome and _chrome(c)):
                 continue
             first = section_id if i == _first_element(el) else ""
+            level = unit_level(c.text()) if c.tag in ("p", "div") else None
+            if level is not None:
+                taken = self.unit_heading(el, i, level, first or c.attrs.get("id", ""))
+                continue
             self.element(c, first)
+
+    def unit_heading(self, parent: _El, at: int, level: int, anchor: str) -> int:
+        """The unit label ``parent.children[at]`` ("Article 5", "CHAPTER II", "ANNEX III": a
+        paragraph a legal text styles as its heading) as a heading of ``level``; the next
+        element, when it reads as a title ("Prohibited AI practices"), is its title.
+        Returns the index of that title element (-1: none)."""
+        label = " ".join(_text(parent.children[at]).split())
+        nxt = next(
+            (j for j in range(at + 1, len(parent.children)) if isinstance(parent.children[j], _El)),
+            -1,
+        )
+        title = " ".join(_text(parent.children[nxt]).split()) if nxt >= 0 else ""
+        named = bool(title) and _reads_as_title(title) and unit_level(title) is None
+        self.flush()
+        self.w.heading(level, f"{label} - {title}" if named else label, anchor=anchor)
+        return nxt if named else -1
 
     def element(self, el: _El, section_id: str) -> None:
         tag = el.tag
@@ -300,6 +325,48 @@ class _Writer:
 
     def on_hr(self, el: _El) -> None:
         return None
+
+
+#: A legal text's unit labels written as a paragraph of their own, and the heading level
+#: each stands at (a part or an annex above a chapter, a chapter above a section, a
+#: section above an article).
+_UNIT_LEVELS = {
+    "part": 2, "book": 2, "title": 2, "annex": 2, "appendix": 2, "schedule": 2,
+    "chapter": 3, "section": 4, "article": 5, "art.": 5, "rule": 5, "clause": 5, "§": 5,
+}  # fmt: skip
+_UNIT_LABEL = re.compile(
+    r"(part|book|title|annex|appendix|schedule|chapter|section|article|art\.|rule|clause|§)"
+    r"\s*([0-9]+[a-z]?(?:\.[0-9]+)*|[ivxlcdm]+|[a-z])",
+    re.IGNORECASE,
+)
+#: The most words a unit label's title has.
+_TITLE_WORDS = 20
+
+
+def unit_level(text: str) -> int | None:
+    """The heading level of ``text`` when it is a unit label alone ("Article 5", "CHAPTER
+    II", "ANNEX III", "Section 4.2", "§ 17"), else None.
+
+    Example:
+        >>> unit_level("Article\xa05"), unit_level("CHAPTER II"), unit_level("ANNEX III")
+        (5, 3, 2)
+        >>> unit_level("Article 5 shall apply."), unit_level("Section headings")
+        (None, None)
+    """
+    m = _UNIT_LABEL.fullmatch(" ".join(text.split()))
+    return None if m is None else _UNIT_LEVELS[m.group(1).lower()]
+
+
+def _reads_as_title(text: str) -> bool:
+    """Whether ``text`` reads as a unit's title: at most :data:`_TITLE_WORDS` words, not
+    ending as a sentence or a lead-in does ("Prohibited AI practices", "GENERAL
+    PROVISIONS"; not "1. The following AI practices shall be prohibited:")."""
+    return len(text.split()) <= _TITLE_WORDS and not text.rstrip().endswith((".", ":", ";"))
+
+
+def _text(node: _El | str) -> str:
+    """A child's text: an element's, or the string itself."""
+    return node.text() if isinstance(node, _El) else node
 
 
 def _picture_only(cell: _El) -> bool:
