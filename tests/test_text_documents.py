@@ -378,3 +378,29 @@ def test_a_standard_as_text_answers_a_section_named_by_its_number(tmp_path: Path
     assert result.resolved_section_key.endswith("2-1-frame-layout")
     assert result.evidence[0].section_title == "2.1. Frame Layout"
     assert "the payload, never the header." in " ".join(e.text for e in result.evidence)
+
+
+def test_a_laws_unit_labels_on_lines_of_their_own_are_headings(tmp_path: Path) -> None:
+    # a regulation copied as text: "Article 1" over its title on the next line, "Article 2"
+    # with its title a paragraph apart, "CHAPTER I" over an upper-case title; a sentence
+    # that starts with a label stays text, and so does a label followed by a sentence
+    text = (
+        "REGULATION (EU) 2099/1 on brewing\n\nCHAPTER I\n\nGENERAL PROVISIONS\n\n"
+        "Article 1\nSubject matter\n\nThis Regulation lays down rules on brewing.\n\n"
+        "Article 2\n\nScope\n\nIt applies to breweries.\n\nArticle 1 shall apply.\n\n"
+        "Article 3\n\nEach brewery shall keep records.\n\nANNEX I\nList of hops\n\nSaaz.\n"
+    )
+    path = tmp_path / "regulation.txt"
+    path.write_text(text, encoding="utf-8")
+    records = [r for r in read_source(path).records if r.layer == "D0"]
+    titles = {r.section_title: r for r in records}
+    assert {
+        "Article 1 - Subject matter",
+        "Article 2 - Scope",
+        "Article 3",
+        "ANNEX I - List of hops",
+    } <= set(titles)
+    assert titles["Article 2 - Scope"].heading_path[0] == "CHAPTER I - GENERAL PROVISIONS"
+    assert "Article 1 shall apply." in titles["Article 2 - Scope"].text
+    assert "Each brewery shall keep records." in titles["Article 3"].text
+    assert records[0].doc_title == "regulation"

@@ -22,7 +22,10 @@ number's depth. Page breaks of such documents (a footer line ending
 Debian changelog (its first line
 ``package (version) distribution; urgency=...``, see deb-changelog(5)) has one
 section per entry, titled ``package (version) distribution`` (the document is
-titled by its file name). Without such
+titled by its file name). A legal text's unit label on a line of its own
+("Article 5", "CHAPTER II", "ANNEX III") is a heading at its unit's level, titled by
+the line after it when that reads as a title ("Article 5 - Prohibited AI practices";
+the document is titled by its file name). Without such
 titles the document has one section; its title is the file name.
 """
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 import re
 
 from sectio.ingest.documents.converted import Converted, MarkdownWriter
+from sectio.ingest.documents.units import reads_as_title, unit_level
 
 _RULE = re.compile(r"^\s*([=\-~*^#])\1{2,}\s*$")
 _TITLE_MAX = 80
@@ -115,8 +119,17 @@ def _paragraph(
         char = None if entry else _underlined(lines, i)
         alone = len(lines) == 1 and char is None and not entry  # a paragraph of one line
         level = numbered_level(lines[i]) if alone else None
+        unit = None if entry or char is not None else unit_level(lines[i])
         if entry:
             heading(1, entry.group(1).strip())
+        elif unit is not None:  # "Article 5", its title on the next line when it reads as one
+            label = " ".join(lines[i].split())
+            title = " ".join(lines[i + 1].split()) if i + 1 < len(lines) else ""
+            if title and reads_as_title(title) and unit_level(title) is None:
+                heading(unit, f"{label} - {title}")
+                i += 1
+            else:
+                heading(unit, label)
         elif level is not None:
             heading(min(level, 6), " ".join(lines[i].split()))
         elif char is not None:
@@ -131,6 +144,32 @@ def _paragraph(
         w.paragraph("\n".join(body))
 
 
+def with_unit_titles(paragraphs: list[list[str]]) -> list[list[str]]:
+    """``paragraphs`` with each unit label standing alone ("Article 5") joined to the
+    one-line paragraph after it when that reads as its title ("Prohibited AI practices").
+
+    Example:
+        >>> with_unit_titles([["Article 5"], ["Scope"], ["It applies."]])
+        [['Article 5', 'Scope'], ['It applies.']]
+        >>> with_unit_titles([["Article 5"], ["It applies to all."]])
+        [['Article 5'], ['It applies to all.']]
+    """
+    out: list[list[str]] = []
+    i = 0
+    while i < len(paragraphs):
+        p = paragraphs[i]
+        nxt = paragraphs[i + 1] if i + 1 < len(paragraphs) else []
+        if len(p) == 1 and unit_level(p[0]) is not None and len(nxt) == 1:
+            line = nxt[0].strip()
+            if line and reads_as_title(line) and unit_level(line) is None:
+                out.append([p[0], nxt[0]])
+                i += 2
+                continue
+        out.append(p)
+        i += 1
+    return out
+
+
 def text_to_markdown(text: str, title: str = "") -> Converted:
     """``text`` as Markdown paragraphs and headings (see the module docstring); a
     changelog's document title is ``title`` (its first entry's otherwise), and so is a
@@ -141,9 +180,9 @@ def text_to_markdown(text: str, title: str = "") -> Converted:
     changelog = bool(_DEB_ENTRY.match(text.lstrip()))
     if changelog and title:
         w.front["title"] = title
-    paragraphs = [p.split("\n") for p in text.split("\n\n")]
-    if title and any(len(p) == 1 and numbered_level(p[0]) for p in paragraphs):
-        w.front["title"] = title  # a standard: "1. Introduction" is no title of it
+    paragraphs = with_unit_titles([p.split("\n") for p in text.split("\n\n")])
+    if title and any(numbered_level(p[0]) or unit_level(p[0]) for p in paragraphs if len(p) <= 2):
+        w.front["title"] = title  # a standard, a law: "1. Introduction" is no title of it
     for lines in paragraphs:
         _paragraph(w, lines, levels, changelog)
     return w.done("txt")
