@@ -113,6 +113,23 @@ def test_derived_entries_carry_the_page_and_the_flag() -> None:
     assert not got["o"].requires_visual_check and got["o"].source_refs[0].page is None
 
 
+def test_pdf_unit_labels_open_the_heading_they_label(tmp_path: Path) -> None:
+    # a regulation's layout: "Article N" set as text, its title in bold, each its own box
+    styles = getSampleStyleSheet()
+    body = styles["BodyText"]
+    story = [Paragraph("REGULATION (EU) 2099/1 on brewing", styles["Title"])]
+    for n, title in enumerate(("Subject matter", "Scope", "Records"), 1):
+        story += [Paragraph(f"<i>Article {n}</i>", body), Paragraph(f"<b>{title}</b>", body)]
+        story += [
+            Paragraph(f"{k}. Rule {k} of article {n} on {title.lower()}.", body) for k in (1, 2)
+        ]
+    path = tmp_path / "regulation.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4).build(story)
+    titles = {r.section_title for r in _d0(read_source(path).records)}
+    assert {"Article 1 - Subject matter", "Article 2 - Scope", "Article 3 - Records"} <= titles
+    assert "Scope" not in titles and "Article 2" not in titles
+
+
 def test_pdf_outline_gives_the_headings(tmp_path: Path) -> None:
     path = tmp_path / "spec.pdf"
     c = canvas.Canvas(str(path))

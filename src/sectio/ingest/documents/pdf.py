@@ -46,6 +46,7 @@ from sectio.ingest.documents.pdf_model import Figure, Item, Line, TableItem, Tex
 from sectio.ingest.documents.pdf_outline import OutlineLevels, meta_title, place_unmatched
 from sectio.ingest.documents.pdf_outline import outline as _outline
 from sectio.ingest.documents.pdf_tables import find_tables
+from sectio.ingest.documents.units import reads_as_title, unit_level
 
 BBox = tuple[float, float, float, float]
 
@@ -329,32 +330,70 @@ class _Styles:
         return min(parent + 1, 6) if parent and short else 0
 
 
+def _labels_with_their_boxes(items: list[Item]) -> list[Item]:
+    """``items`` with each text box that is a law's unit label alone ("Article 5") moved into
+    the text box after it, as its first line: the title it labels (set in a style of its
+    own) is laid out as another box."""
+    out: list[Item] = []
+    for item in items:
+        prev = out[-1] if out else None
+        if (
+            isinstance(item, TextBox)
+            and isinstance(prev, TextBox)
+            and len(prev.lines) == 1
+            and unit_level(prev.lines[0].text) is not None
+        ):
+            item.lines[:0] = prev.lines
+            out[-1] = item
+            continue
+        out.append(item)
+    return out
+
+
 def _write_box(w: MarkdownWriter, box: TextBox, level_of: Any) -> None:
-    """A text box: heading lines as headings, the rest as paragraphs and list items."""
+    """A text box: heading lines as headings, the rest as paragraphs and list items. A
+    law's unit label on a line of its own that opens the box or a paragraph ("Article 5",
+    set as text) opens the heading after it ("Article 5 - Prohibited AI practices"), or
+    is one itself, titled by the line after it when that reads as a title; a label
+    inside a paragraph ("... Government Code / Section 54957 / ...") stays text."""
     run: list[Line] = []
     heading: list[Line] = []
+    label: list[Line] = []  # a unit label waiting for its title
 
-    def flush() -> None:
+    def flush(titled: bool = False) -> None:
+        """Write what is held; ``titled``: a heading line comes next (a label waits)."""
         if heading:
             title = " ".join(ln.text for ln in heading)
             if len(title.split()) > MAX_HEADING_WORDS:  # a paragraph set large, not a title
                 run[:0] = heading
             else:
-                w.heading(level_of(heading[0]), title, box.page)
+                head = f"{label[0].text} - {title}" if label else title
+                w.heading(level_of(heading[0]), head, box.page)
+                label.clear()
             heading.clear()
+        if label and not titled:  # no title came: the label alone
+            w.heading(unit_level(label[0].text) or 1, label.pop().text, box.page)
         if run:
             _write_text(w, run, box.page)
             run.clear()
 
     for ln in box.lines:
         level = level_of(ln)
+        opens = ln is box.lines[0] or ln.opens  # a label mid-paragraph is a reference
+        if not level and opens and unit_level(ln.text) is not None:
+            flush()
+            label.append(ln)
+            continue
+        if not level and label and reads_as_title(ln.text):
+            w.heading(unit_level(label[0].text) or 1, f"{label.pop().text} - {ln.text}", box.page)
+            continue
         if level:
             same = heading and (heading[-1].size, heading[-1].bold) == (ln.size, ln.bold)
             if not same or run:
-                flush()
+                flush(titled=not heading and not run)
             heading.append(ln)
         else:
-            if heading:
+            if heading or label:
                 flush()
             run.append(ln)
     flush()
@@ -436,6 +475,7 @@ def read_pdf(path: Path) -> Converted:
     if outline:
         items = place_unmatched(items, outline)
     level_of = OutlineLevels(outline) if outline else _Styles(lines).level
+    items = _labels_with_their_boxes(items)
     w = MarkdownWriter()
     title = meta_title(path)
     if title:
