@@ -304,7 +304,8 @@ def main() -> None:
             with (args.per_query / f"{name}.jsonl").open("w", encoding="utf-8") as fh:
                 for r in rows:
                     fh.write(json.dumps(asdict(r), ensure_ascii=False) + "\n")
-    print(f"\n## New corpora, profile {args.profile or 'default'}, MiniLM\n")
+    model = {"minilm": "MiniLM", "e5": "multilingual-e5-small"}[args.embedder]
+    print(f"\n## New corpora, profile {args.profile or 'default'}, {model}\n")
     print(HEADER)
     print("\n".join(lines))
     print("\n" + "\n".join(f"- {n}" for n in notes))
