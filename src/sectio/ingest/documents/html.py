@@ -31,12 +31,13 @@ The title is the first ``h1``, else ``<title>``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
 from sectio.ingest.documents.converted import Converted, MarkdownWriter
-from sectio.ingest.documents.units import reads_as_title, unit_level
+from sectio.ingest.documents.units import LABEL_HEAD, may_be_label, titled_label, unit_level
 
 _VOID = {
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
@@ -67,21 +68,41 @@ class _El:
         """The element's text, whitespace collapsed (``<br>`` a space)."""
         return " ".join(self._raw().split())
 
-    def _raw(self) -> str:
+    def head(self, n: int) -> str:
+        """The first ``n`` characters of :meth:`text` (fewer when it is shorter), read no
+        further than they need."""
         parts: list[str] = []
+        seen = 0  # characters other than whitespace: the collapsed text has at least these
+        for piece in self._pieces():
+            parts.append(piece)
+            seen += len("".join(piece.split()))
+            if seen >= n:
+                break
+        return " ".join("".join(parts).split())[:n]
+
+    def _raw(self) -> str:
+        return "".join(self._pieces())
+
+    def _pieces(self) -> Iterator[str]:
+        """The element's text in order, in pieces: strings, ``<br>`` as a line break, an
+        image's alt text, a checkbox; blocks set apart by spaces."""
         for c in self.children:
             if isinstance(c, str):
-                parts.append(c)
+                yield c
             elif c.tag == "br":
-                parts.append("\n")
+                yield "\n"
             elif c.tag == "img":
                 alt = c.attrs.get("alt", "").strip()
-                parts.append(f" [image: {alt}] " if alt else " ")
+                yield f" [image: {alt}] " if alt else " "
             elif c.tag == "input" and c.attrs.get("type", "").lower() in ("checkbox", "radio"):
-                parts.append(" [x] " if "checked" in c.attrs else " [ ] ")
+                yield " [x] " if "checked" in c.attrs else " [ ] "
             elif c.tag not in _DROP and not _hidden(c):
-                parts.append(" " + c._raw() + " " if c.tag in _BLOCKS else c._raw())
-        return "".join(parts)
+                block = c.tag in _BLOCKS
+                if block:
+                    yield " "
+                yield from c._pieces()
+                if block:
+                    yield " "
 
     def find(self, pred: object) -> list[_El]:
         out: list[_El] = []
@@ -204,7 +225,8 @@ class _Writer:
             if i == taken or c.tag in _DROP or _hidden(c) or (self.drop_chrome and _chrome(c)):
                 continue
             first = section_id if i == _first_element(el) else ""
-            level = unit_level(c.text()) if c.tag in ("p", "div") else None
+            labelled = c.tag in ("p", "div") and may_be_label(c.head(LABEL_HEAD))
+            level = unit_level(c.text()) if labelled else None
             if level is not None:
                 taken = self.unit_heading(el, i, level, first or c.attrs.get("id", ""))
                 continue
@@ -215,16 +237,15 @@ class _Writer:
         paragraph a legal text styles as its heading) as a heading of ``level``; the next
         element, when it reads as a title ("Prohibited AI practices"), is its title.
         Returns the index of that title element (-1: none)."""
-        label = " ".join(_text(parent.children[at]).split())
+        label = _text(parent.children[at])
         nxt = next(
             (j for j in range(at + 1, len(parent.children)) if isinstance(parent.children[j], _El)),
             -1,
         )
-        title = " ".join(_text(parent.children[nxt]).split()) if nxt >= 0 else ""
-        named = bool(title) and reads_as_title(title) and unit_level(title) is None
+        titled = titled_label(label, _text(parent.children[nxt])) if nxt >= 0 else None
         self.flush()
-        self.w.heading(level, f"{label} - {title}" if named else label, anchor=anchor)
-        return nxt if named else -1
+        self.w.heading(level, titled or label, anchor=anchor)
+        return nxt if titled else -1
 
     def element(self, el: _El, section_id: str) -> None:
         tag = el.tag

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 
 from sectio.ingest.documents.converted import Converted, MarkdownWriter
-from sectio.ingest.documents.units import reads_as_title, unit_level
+from sectio.ingest.documents.units import titled_label, unit_level
 
 _RULE = re.compile(r"^\s*([=\-~*^#])\1{2,}\s*$")
 _TITLE_MAX = 80
@@ -123,13 +123,9 @@ def _paragraph(
         if entry:
             heading(1, entry.group(1).strip())
         elif unit is not None:  # "Article 5", its title on the next line when it reads as one
-            label = " ".join(lines[i].split())
-            title = " ".join(lines[i + 1].split()) if i + 1 < len(lines) else ""
-            if title and reads_as_title(title) and unit_level(title) is None:
-                heading(unit, f"{label} - {title}")
-                i += 1
-            else:
-                heading(unit, label)
+            titled = titled_label(lines[i], lines[i + 1]) if i + 1 < len(lines) else None
+            heading(unit, titled or " ".join(lines[i].split()))
+            i += 1 if titled else 0
         elif level is not None:
             heading(min(level, 6), " ".join(lines[i].split()))
         elif char is not None:
@@ -159,12 +155,11 @@ def with_unit_titles(paragraphs: list[list[str]]) -> list[list[str]]:
     while i < len(paragraphs):
         p = paragraphs[i]
         nxt = paragraphs[i + 1] if i + 1 < len(paragraphs) else []
-        if len(p) == 1 and unit_level(p[0]) is not None and len(nxt) == 1:
-            line = nxt[0].strip()
-            if line and reads_as_title(line) and unit_level(line) is None:
-                out.append([p[0], nxt[0]])
-                i += 2
-                continue
+        one = len(p) == 1 and len(nxt) == 1
+        if one and unit_level(p[0]) is not None and titled_label(p[0], nxt[0]):
+            out.append([p[0], nxt[0]])
+            i += 2
+            continue
         out.append(p)
         i += 1
     return out

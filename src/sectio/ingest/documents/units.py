@@ -18,6 +18,24 @@ _UNIT_LABEL = re.compile(
     r"\s*([0-9]+[a-z]?(?:\.[0-9]+)*|[ivxlcdm]+|[a-z])",
     re.IGNORECASE,
 )
+#: The words a unit label opens with.
+_UNIT_WORDS = tuple(_UNIT_LEVELS)
+#: How many characters of a text tell whether it may be a unit label (:func:`may_be_label`).
+LABEL_HEAD = max(len(w) for w in _UNIT_WORDS)
+
+
+def may_be_label(head: str) -> bool:
+    """Whether a text whose first :data:`LABEL_HEAD` characters (whitespace collapsed) are
+    ``head`` may be a unit label: it opens with a unit word. A reader asks this before
+    reading an element's whole text for :func:`unit_level`.
+
+    Example:
+        >>> may_be_label("Article"), may_be_label("ANNEX III"), may_be_label("The recit")
+        (True, True, False)
+    """
+    return head.lower().startswith(_UNIT_WORDS)
+
+
 #: The most words a unit label's title has.
 _TITLE_WORDS = 20
 
@@ -43,4 +61,23 @@ def reads_as_title(text: str) -> bool:
     return len(text.split()) <= _TITLE_WORDS and not text.rstrip().endswith((".", ":", ";"))
 
 
-__all__ = ["reads_as_title", "unit_level"]
+def titled_label(label: str, after: str) -> str | None:
+    """The heading of unit label ``label`` titled by the text ``after`` it, whitespace
+    collapsed; None when ``after`` does not read as a title (:func:`reads_as_title`) or is
+    another label.
+
+    Example:
+        >>> titled_label("Article\xa05", " Prohibited AI practices ")
+        'Article 5 - Prohibited AI practices'
+        >>> titled_label("Article 5", "1. The following practices are prohibited:") is None
+        True
+        >>> titled_label("CHAPTER II", "Article 5") is None
+        True
+    """
+    title = " ".join(after.split())
+    if not title or not reads_as_title(title) or unit_level(title) is not None:
+        return None
+    return f"{' '.join(label.split())} - {title}"
+
+
+__all__ = ["LABEL_HEAD", "may_be_label", "reads_as_title", "titled_label", "unit_level"]
