@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -206,6 +207,11 @@ class DocsCatalog:
         option a few ("splitlink", "testclient")."""
         n = self._page_df.get(norm(word), 0)
         return n / len(self.docs) if self.docs and n >= PAGE_SHARE_PAGES else 0.0
+
+    @functools.cached_property
+    def by_path(self) -> dict[str, CatalogDoc]:
+        """Each document by its path (read once per catalog)."""
+        return {d.path: d for d in self.docs.values()}
 
     def paths(self) -> list[str]:
         """Every document path, sorted."""

@@ -444,7 +444,7 @@ class PlanExecutor:
         per_hint = max(1, min(MAX_ROWS_PER_HINT, plan.limit // max(len(hints), 1)))
         seeded: list[PlannedRow] = []
         dropped = 0
-        known = {d.path: d for d in self.catalog.docs.values()}
+        known = self.catalog.by_path
         missing: list[str] = []
         for hint in hints:
             if hint in known and not self.path_allowed(hint, plan):

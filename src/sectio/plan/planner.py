@@ -199,9 +199,9 @@ class DocsPlanner:
 def page_names(catalog: DocsCatalog, route: DocsIntent) -> list[str]:
     """The names the question gave the pages it names: the aliases it matched and the
     titles of those pages ("WebSockets" of ``websockets.md``)."""
-    titles = {d.path: d.title for d in catalog.docs.values()}
+    pages = catalog.by_path
     hints = route.anchors.target_doc_hints
-    return [*route.anchors.matched_aliases, *(titles[h] for h in hints if h in titles)]
+    return [*route.anchors.matched_aliases, *(pages[h].title for h in hints if h in pages)]
 
 
 def names_alias(heading: str, aliases: Sequence[str]) -> bool:
@@ -224,9 +224,8 @@ def names_alias(heading: str, aliases: Sequence[str]) -> bool:
         False
     """
     words = tokens(heading)
-    return any(
-        len(words) > len(tokens(a)) and find_phrase(words, tokens(a)) for a in aliases if tokens(a)
-    )
+    names = [name for name in map(tokens, aliases) if name]
+    return any(len(words) > len(name) and find_phrase(words, name) for name in names)
 
 
 #: How many of a section key's chunks are read to find the pages that hold it.
