@@ -89,14 +89,15 @@ def write_docs(
     mirror: Path,
     commit: str,
     dest: Path,
-    suffix: str,
+    suffix: str | tuple[str, ...],
     *,
     recursive: bool = False,
     skip: tuple[str, ...] = (),
     source: str = "docs/",
 ) -> Path:
-    """The ``suffix`` files of ``source`` at ``commit`` (and its subfolders with
-    ``recursive``, but not those under ``skip``), unchanged, under ``dest/docs/``
+    """The ``suffix`` files (one ending, or any of several) of ``source`` at ``commit`` (and
+    its subfolders with ``recursive``, but not those under ``skip``), unchanged, under
+    ``dest/docs/``
     (``docs/en/docs/tutorial/body.md`` of ``source="docs/en/docs/"`` ->
     ``dest/docs/tutorial/body.md``)."""
     names = git(mirror, "ls-tree", *(["-r"] if recursive else []), "--name-only", commit, source)

@@ -48,9 +48,7 @@ SOURCE = "www/docs/"
 def write_tree(mirror: Path, dest: Path) -> Path:
     """Every ``.md`` and ``.mdx`` page under :data:`SOURCE` at :data:`COMMIT`, unchanged,
     under ``dest/docs/`` (``www/docs/server/routers.md`` -> ``docs/server/routers.md``)."""
-    for suffix in (".md", ".mdx"):
-        write_docs(mirror, COMMIT, dest, suffix, recursive=True, source=SOURCE)
-    return dest
+    return write_docs(mirror, COMMIT, dest, (".md", ".mdx"), recursive=True, source=SOURCE)
 
 
 def ensure_tree(mirror: Path | None = None) -> Path:
