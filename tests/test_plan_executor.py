@@ -438,22 +438,29 @@ def test_a_profile_with_prefer_non_tests_demotes_test_pages_and_keeps_them(
     assert orders["plain"] == ["docs/tests/refund-faq.md", "docs/guide/refund-faq.md"]
 
 
+#: The page a how-to question about mounting is about, and the changelog lines that name
+#: the feature in the question's words (ahead of it in each list).
+MOUNT_GUIDE = "# Mounting\n\nMounting apps.\n\n## Mount\n\nMount a wsgi app under a path.\n"
+MOUNT_ENTRY = "Mount a wsgi app under a path. Docs to mount a wsgi app under a path.\n"
+
+
+def _pages(result: RetrievalResult) -> list[str]:
+    """The evidence's pages, in the order they first come."""
+    return list(dict.fromkeys(e.doc_id for e in result.evidence))
+
+
 def test_a_changelog_gives_its_places_up_unless_the_question_asks_about_changes(
     sectio: Sectio, tmp_path: Path
 ) -> None:
     # the release notes' line names the feature in the question's words (ahead in each
     # list): the guide comes first all the same, the notes stay in the evidence; a question
     # about a version or a change reads the notes first
-    guide = "# Mounting\n\nMounting apps.\n\n## Mount\n\nMount a wsgi app under a path.\n"
-    notes = (
-        "# Release Notes\n\nEvery release.\n\n## 1.2.0\n\n"
-        "Mount a wsgi app under a path. Docs to mount a wsgi app under a path.\n"
-    )
-    files = {"docs/mounting.md": guide, "docs/release-notes.md": notes}
+    notes = f"# Release Notes\n\nEvery release.\n\n## 1.2.0\n\n{MOUNT_ENTRY}"
+    files = {"docs/mounting.md": MOUNT_GUIDE, "docs/release-notes.md": notes}
     corpus = make_corpus(tmp_path / "c", files)
     sectio.ingest(corpus, fmt="markdown", profile="docs", collection="cl")
     howto = sectio.ask("how to mount a wsgi app", collection="cl", record=False)
-    assert list(dict.fromkeys(e.doc_id for e in howto.evidence)) == [
+    assert _pages(howto) == [
         "docs/mounting.md",
         "docs/release-notes.md",
     ]
@@ -466,16 +473,15 @@ def test_a_changelog_gives_its_places_up_unless_the_question_asks_about_changes(
 def test_a_changelog_section_of_a_guide_gives_its_places_up(sectio: Sectio, tmp_path: Path) -> None:
     # a migration guide's "Full changelog" section names the feature in the question's
     # words: the page about it comes first all the same
-    guide = "# Mounting\n\nMounting apps.\n\n## Mount\n\nMount a wsgi app under a path.\n"
     migrate = (
         "# Migrating to v2\n\nWhat to change.\n\n## Full changelog\n\n### Mounting\n\n"
-        "Mount a wsgi app under a path. Docs to mount a wsgi app under a path.\n"
+        f"{MOUNT_ENTRY}"
     )
-    files = {"docs/mounting.md": guide, "docs/migrating.md": migrate}
+    files = {"docs/mounting.md": MOUNT_GUIDE, "docs/migrating.md": migrate}
     corpus = make_corpus(tmp_path / "c", files)
     sectio.ingest(corpus, fmt="markdown", profile="docs", collection="cg")
     howto = sectio.ask("how to mount a wsgi app", collection="cg", record=False)
-    assert list(dict.fromkeys(e.doc_id for e in howto.evidence)) == [
+    assert _pages(howto) == [
         "docs/mounting.md",
         "docs/migrating.md",
     ]
