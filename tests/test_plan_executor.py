@@ -515,3 +515,37 @@ def test_layout_prefixes_that_hold_pages_are_kept(docs_sectio: Sectio) -> None:
     result = answer(docs_sectio, "What does POST /api/v1/orders do?")
     assert result.details["plan"]["filters"]["path_prefixes"] == ["docs/api/", "docs/"]
     assert not any("hold no page" in n for n in result.details["route"]["notes"])
+
+
+def test_a_hint_path_of_a_record_whose_doc_id_differs_passes_the_domain_filter(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    # chunk records may name a document by an id and keep its file path apart; a hint is a
+    # path, so the document it names (and its domain) is looked up by path, not by id.
+    row = {
+        "chunk_id": "refunds-v2#0",
+        "doc_id": "refunds-v2",
+        "section_key": "refund-rules",
+        "part_index": 0,
+        "text": "Refund orders within 30 days.",
+        "path": "docs/pay/refunds.md",
+        "layer": "D0",
+        "metadata": {"domain": "Billing"},
+    }
+    catalog_row = {
+        **row,
+        "chunk_id": "d1:refunds-v2",
+        "section_key": "_doc",
+        "layer": "D1",
+        "doc_title": "Refund rules",
+        "text": "Refund rules. Refund orders within 30 days.",
+    }
+    lines = "".join(json.dumps(r) + "\n" for r in (row, catalog_row))
+    (tmp_path / "c.jsonl").write_text(lines, encoding="utf-8")
+    sectio.ingest(tmp_path / "c.jsonl", profile="docs", collection="ids")
+    scope = sectio.router("ids").scope("default")
+    planner = next(r for r in sectio.router("ids").routes if isinstance(r, DocsPlanRoute))
+    wanted = plan(target_doc_hints=["docs/pay/refunds.md"], **{"metadata.domain": "billing"})
+    ex = PlanExecutor(scope, planner.planner.catalog(scope)).execute(wanted, "refund")
+    assert ex.steps[0]["step"] == EXACT and not ex.steps[0].get("filtered"), ex.steps[0]
+    assert ex.rows[0].step == EXACT and ex.rows[0].payload["doc_id"] == "refunds-v2"

@@ -344,8 +344,9 @@ class PlanExecutor:
         return rows
 
     def path_allowed(self, path: str, plan: RetrievalPlan) -> bool:
-        """Whether a document path can satisfy the hard filters (checked before seeding)."""
-        doc = self.catalog.docs.get(path)
+        """Whether a document path can satisfy the hard filters (checked before seeding); the
+        document is looked up by its path, which chunk records may keep apart from its id."""
+        doc = self.catalog.by_path.get(path)
         probe: dict[str, Any] = {
             "tenant": self.tenant,
             "layer": plan.layers[0].value,
