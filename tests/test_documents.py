@@ -130,6 +130,24 @@ def test_pdf_unit_labels_open_the_heading_they_label(tmp_path: Path) -> None:
     assert "Scope" not in titles and "Article 2" not in titles
 
 
+def test_pdf_a_label_after_a_label_in_one_box_is_no_title(tmp_path: Path) -> None:
+    # "CHAPTER II" and "Article 5" set as two lines of one box: the second is the
+    # article's own label (titled by the bold line after it), not the chapter's title
+    styles = getSampleStyleSheet()
+    body = styles["BodyText"]
+    story = [
+        Paragraph("REGULATION (EU) 2099/2 on milling", styles["Title"]),
+        Paragraph("CHAPTER II<br/>Article 5", body),
+        Paragraph("<b>Prohibited practices</b>", body),
+        Paragraph("1. Grinding stones shall not be painted.", body),
+    ]
+    path = tmp_path / "milling.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4).build(story)
+    (rule,) = _d0(read_source(path).records)
+    # the article stands at its unit's level, under the chapter, not at its bold title's
+    assert rule.heading_path[-2:] == ["CHAPTER II", "Article 5 - Prohibited practices"]
+
+
 def test_pdf_outline_gives_the_headings(tmp_path: Path) -> None:
     path = tmp_path / "spec.pdf"
     c = canvas.Canvas(str(path))

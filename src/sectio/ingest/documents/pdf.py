@@ -46,7 +46,7 @@ from sectio.ingest.documents.pdf_model import Figure, Item, Line, TableItem, Tex
 from sectio.ingest.documents.pdf_outline import OutlineLevels, meta_title, place_unmatched
 from sectio.ingest.documents.pdf_outline import outline as _outline
 from sectio.ingest.documents.pdf_tables import find_tables
-from sectio.ingest.documents.units import reads_as_title, unit_level
+from sectio.ingest.documents.units import titled_label, unit_level
 
 BBox = tuple[float, float, float, float]
 
@@ -55,6 +55,9 @@ LAPARAMS = {"word_margin": 0.1, "line_margin": 0.5, "boxes_flow": 0.5, "all_text
 MARGIN = 0.08
 #: Longest heading (words, its lines joined); a longer run of heading-styled lines is text.
 MAX_HEADING_WORDS = 25
+#: At most this many lines of unit labels alone in one box open the box after it
+#: ("CHAPTER II" over "Article 5").
+MAX_LABEL_LINES = 3
 #: Most words of a box's opening run of one style for it to be read as a title.
 LEAD_WORDS = 12
 #: Numbers one above the other at one left edge that make a page's line numbering.
@@ -331,17 +334,17 @@ class _Styles:
 
 
 def _labels_with_their_boxes(items: list[Item]) -> list[Item]:
-    """``items`` with each text box that is a law's unit label alone ("Article 5") moved into
-    the text box after it, as its first line: the title it labels (set in a style of its
-    own) is laid out as another box."""
+    """``items`` with each text box that holds only a law's unit labels ("Article 5", or
+    "CHAPTER II" over "Article 5") moved into the text box after it, as its first lines:
+    the title they label (set in a style of its own) is laid out as another box."""
     out: list[Item] = []
     for item in items:
         prev = out[-1] if out else None
         if (
             isinstance(item, TextBox)
             and isinstance(prev, TextBox)
-            and len(prev.lines) == 1
-            and unit_level(prev.lines[0].text) is not None
+            and 0 < len(prev.lines) <= MAX_LABEL_LINES
+            and all(unit_level(ln.text) is not None for ln in prev.lines)
         ):
             item.lines[:0] = prev.lines
             out[-1] = item
@@ -368,7 +371,8 @@ def _write_box(w: MarkdownWriter, box: TextBox, level_of: Any) -> None:
                 run[:0] = heading
             else:
                 head = f"{label[0].text} - {title}" if label else title
-                w.heading(level_of(heading[0]), head, box.page)
+                at = (unit_level(label[0].text) if label else None) or level_of(heading[0])
+                w.heading(at, head, box.page)
                 label.clear()
             heading.clear()
         if label and not titled:  # no title came: the label alone
@@ -379,13 +383,15 @@ def _write_box(w: MarkdownWriter, box: TextBox, level_of: Any) -> None:
 
     for ln in box.lines:
         level = level_of(ln)
-        opens = ln is box.lines[0] or ln.opens  # a label mid-paragraph is a reference
+        # a label mid-paragraph is a reference; one right after a label is a label too
+        opens = ln is box.lines[0] or ln.opens or bool(label)
         if not level and opens and unit_level(ln.text) is not None:
             flush()
             label.append(ln)
             continue
-        if not level and label and reads_as_title(ln.text):
-            w.heading(unit_level(label[0].text) or 1, f"{label.pop().text} - {ln.text}", box.page)
+        titled = titled_label(label[0].text, ln.text) if not level and label else None
+        if titled:
+            w.heading(unit_level(label.pop().text) or 1, titled, box.page)
             continue
         if level:
             same = heading and (heading[-1].size, heading[-1].bold) == (ln.size, ln.bold)
