@@ -484,6 +484,16 @@ def test_a_question_mostly_of_absent_words_abstains(generic: Sectio) -> None:
     assert kept.details.answerability.signals.rule != "absent_words"
 
 
+def test_verbs_a_question_asks_with_are_no_absent_words(generic: Sectio) -> None:
+    # a law writes "inform" and "obtain", not "tell" or "gets": the subject is the notice
+    for question in (
+        "Do I have to tell users about the copyright notice?",
+        "Who gets told about the copyright notice?",
+    ):
+        report = generic.ask(question, collection="g").details.answerability
+        assert report is not None and report.signals.rule != "absent_words", question
+
+
 # --- known words the collection never writes together -------------------------------------
 def test_known_words_never_written_together_abstain(generic: Sectio) -> None:
     # every word is the collection's ("terms", "notice", "grant"), none next to another
@@ -525,6 +535,29 @@ def test_words_written_one_content_word_apart_are_written_together(generic: Sect
     report = far.details.answerability
     assert report is not None and report.signals.rule == "unseen_pairs"
     assert (far.decision, report.uncovered) == ("ABSTAIN", ["copyright", "permission"])
+
+
+def test_words_a_question_asks_with_stand_in_no_pair(tmp_path: Path) -> None:
+    # the collection writes "go" and "many", never beside "permission" or "holders"
+    texts = [
+        "Copyright holders grant permission to copy and distribute the work.",
+        "Many forks go unmaintained when their maintainers move on.",
+    ]
+    rows = [
+        {"chunk_id": f"lic#{i}", "doc_id": "license", "section_key": f"s{i}", "part_index": 0}
+        | {"text": text}
+        for i, text in enumerate(texts)
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as sx:
+        sx.ingest(write_jsonl(tmp_path / "g.jsonl", rows), collection="g")
+        # "go" left out, "permission" and "holders" are a pair the collection writes
+        asked = sx.ask("Does permission go to holders?", collection="g")
+        report = asked.details.answerability
+        assert report is not None and report.signals.rule != "unseen_pairs"
+        # left out, "permission" and "maintainers" are a pair the collection never writes
+        far = sx.ask("Does permission go to maintainers?", collection="g")
+        report = far.details.answerability
+        assert report is not None and report.signals.rule == "unseen_pairs"
 
 
 def test_term_pairs_are_read_per_field_in_either_order() -> None:

@@ -244,6 +244,19 @@ def finder_words(question: str) -> frozenset[str]:
     return FINDER_WORDS if _FINDER.search(question) else frozenset()
 
 
+#: Words a question asks with in any domain, verbs of saying, getting and going and the
+#: quantifiers of "how many" ("do I have to tell users I use a chatbot", "who gets a
+#: loan", "how many calls go into one batch"): they carry no subject, so a collection that
+#: never writes them (a law writes "inform" and "obtain"), or never beside the question's
+#: other words, says nothing about whether it holds the question's subject
+#: (:mod:`~sectio.retrieve.answerability.rules.absent`, ``unseen``).
+ASKING_WORDS = frozenset(
+    """say says said saying tell tells told telling talk talks talked talking get gets got
+    getting want wants wanted wanting happen happens happened happening go goes went going
+    ask asks asked asking many much several""".split()
+)
+
+
 #: Endings of inflected and derived words ("meds", "thinners", "blurry", "blockers",
 #: "addictive", "dispensed"): a common stem plus one of them is a common word, not a name.
 INFLECTIONS = ("ing", "ers", "es", "ed", "ry", "ive", "ly", "ness", "ment", "s", "y", "d")

@@ -19,7 +19,7 @@ from sectio.retrieve.answerability.context import RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
 from sectio.retrieve.answerability.weigh import strong_evidence
 from sectio.retrieve.text import tokens
-from sectio.retrieve.words import plain_words, quantity_word
+from sectio.retrieve.words import ASKING_WORDS, plain_words, quantity_word
 
 #: The share of a question's content words absent from the collection that abstains.
 ABSENT_SHARE = 0.4
@@ -38,13 +38,16 @@ def terms_decide(ctx: RuleContext) -> bool:
 def absent_words(ctx: RuleContext) -> tuple[list[str], int]:
     """The question's content words the collection never contains (:func:`held`; question
     order, each once) and how many content words it has: words with a BM25 term, not routing words,
-    not document names, no strengths, doses or versions."""
+    not document names, no strengths, doses or versions, no words a question asks with
+    (:data:`~sectio.retrieve.words.ASKING_WORDS`: "tell", "gets", "many")."""
     res = ctx.turn.resolution
     named = {i for start, end in (res.spans if res is not None else ()) for i in range(start, end)}
     lexical, routing = ctx.words.lexical, ctx.words.routing
     words: dict[str, None] = {}
     for i, w in enumerate(tokens(plain_words(ctx.question))):
-        if i in named or w in routing or w.isdigit() or quantity_word(w) or not lexical.terms(w):
+        if i in named or w in routing or w.isdigit() or quantity_word(w) or w in ASKING_WORDS:
+            continue
+        if not lexical.terms(w):
             continue
         words.setdefault(w, None)
     return [w for w in words if not held(ctx, w)], len(words)

@@ -30,11 +30,14 @@ from sectio.retrieve.answerability.rules.absent import terms_decide
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
 from sectio.retrieve.answerability.weigh import strong_evidence
 from sectio.retrieve.stats import Term
+from sectio.retrieve.words import ASKING_WORDS
 
 
 def question_pairs(terms: list[Term]) -> list[tuple[Term, Term]]:
-    """The adjacent pairs of the question's salient terms the collection contains."""
-    known = [t for t in terms if t.df > 0]
+    """The adjacent pairs of the question's salient terms the collection contains, the
+    words a question asks with left out (:data:`~sectio.retrieve.words.ASKING_WORDS`:
+    "how many calls go into one batch" pairs "calls" with "one")."""
+    known = [t for t in terms if t.df > 0 and t.word not in ASKING_WORDS]
     return list(itertools.pairwise(known))
 
 
