@@ -202,6 +202,24 @@ def test_a_title_beside_one_that_claims_alone_joins_it_as_a_pair() -> None:
     assert (found.key, found.also.key) == ("article_5", "article_6")
 
 
+def test_a_title_is_named_without_the_cross_reference_it_ends_with() -> None:
+    v = LearnedVocabulary.from_payloads(
+        [
+            {
+                "doc_id": "act",
+                "section_key": "annex_ii",
+                "section_title": "Annex II - List of hazardous tasks referred to in Article 5(1)",
+            },
+            {"doc_id": "act", "section_key": "article_5", "section_title": "Article 5 - Tasks"},
+        ]
+    )
+    found = v.match("the list of hazardous tasks")
+    assert found is not None and (found.key, found.via) == ("annex_ii", "learned_title")
+    # the tail alone is no title: "Article 5" is the article's own number
+    other = v.match("what does article 5 say")
+    assert other is not None and other.key == "article_5"
+
+
 def test_a_number_the_corpus_lacks_routes_nowhere(sx: Sectio) -> None:
     result = sx.ask("article 99 penalties", collection="reg")
     assert result.resolved_section_key is None

@@ -68,6 +68,15 @@ SHARED_MIN_DOCS = 3
 #: How the learned vocabulary chose a section (``details.section_resolution.via``).
 Via = Literal["learned_number", "learned_title"]
 _SPLIT = re.compile(r"\s+[-–—]\s+|[:;()\[\]\"“”‘’«»]|(?<!\w)'|'(?!\w)")
+#: A cross-reference a legal title ends with ("List of criminal offences referred to in
+#: Article 5(1)", "Information to be submitted as set out in Annex VIII"): the title
+#: people say is the part before it.
+_REFERENCE_TAIL = re.compile(
+    r"\s+(?:as\s+)?(?:referred\s+to|mentioned|specified|listed|set\s+out|laid\s+down"
+    r"|provided\s+for|described)\s+(?:in|by|under)\s+(?:the\s+)?(?:article|annex|section"
+    r"|chapter|paragraph|point|part|schedule|title|regulation|directive|rule|clause)\b.*$",
+    re.IGNORECASE,
+)
 #: A word that only numbers: digits, a Roman numeral of i, v and x, one letter.
 _NUMBERING = re.compile(r"\d+|[ivx]+|[^\W\d_]")
 #: A call's arguments in a title: brackets right after a name (``toBe(value)``).
@@ -299,7 +308,8 @@ def verb_forms(exact: Tokens, folded: Tokens) -> list[tuple[Tokens, Tokens]]:
 
 
 def title_phrases(rest: str, content: Callable[[str], bool]) -> tuple[str, ...]:
-    """A title (its number cut) and its parts between dashes, colons, brackets and quotes,
+    """A title (its number cut), its parts between dashes, colons, brackets and quotes, and
+    its part before a cross-reference it ends with ("... referred to in Article 5(1)"),
     each with a meaningful word (``content``); longest first, each once. A call's
     arguments are not a part: "value" of ``.toBe(value)`` names no section; nor is a
     part that only numbers ("(h)(iii)" of "... point (h)(iii)": "chapter III" named it).
@@ -311,8 +321,12 @@ def title_phrases(rest: str, content: Callable[[str], bool]) -> tuple[str, ...]:
         ('Article 17 (Right to erasure)', 'Right to erasure', 'Article 17')
         >>> title_phrases("Offences in Article 5(1), point (h)(iii)", lambda w: True)
         ('Offences in Article 5(1), point (h)(iii)', 'Offences in Article 5', 'point')
+        >>> title_phrases("List of offences referred to in Article 5(1)", lambda w: True)[-1]
+        'List of offences'
     """
+    head = _REFERENCE_TAIL.sub("", rest)
     parts = [rest.strip(" .")] + [p.strip(" .,") for p in _SPLIT.split(rest)]
+    parts += [head.strip(" .,")] if head != rest else []
     arguments = {tokens(a) for a in _ARGUMENTS.findall(rest)}
     seen: dict[tuple[str, ...], str] = {}
     for part in parts:
