@@ -164,7 +164,8 @@ def test_markdown_tree_ignores_non_record_json_and_says_so(sectio: Sectio, tmp_p
         (b"hello world\n", r"it holds text \(not JSON\)"),
         (b"\x00\x01\x02binary", "it holds binary data"),
         (b'{"name": "x"}\n', "neither chunk_id nor _id: name"),
-        (b'[{"id": 1, "body": "x"}]', "a chunk record needs chunk_id, doc_id, section_key"),
+        (b'[{"id": 1, "size": 3}]', "a chunk record needs chunk_id, doc_id, section_key"),
+        (b'[{"id": 1, "size": 3}]', r"an export's record an id field \(id, uuid"),
         (b"[1, 2]", "no JSON object first"),
         (b"   \n", "empty file"),
     ],
@@ -178,34 +179,70 @@ def test_a_file_of_unknown_shape_is_refused_saying_what_it_holds(
         detect_source(path)
 
 
-def test_an_export_of_its_own_shape_is_told_how_to_rename_its_fields(
+def test_an_export_of_its_own_shape_is_read_record_by_record_as_documents(
     sectio: Sectio, tmp_path: Path
 ) -> None:
-    """A FAQ exported as JSON (id, question, answer, category): the refusal writes the
-    rename that makes it BEIR records, and the renamed file loads (the other fields kept
-    as metadata)."""
+    """A FAQ exported as JSON (id, question, answer, category) loads as it is: each record
+    a document titled by its question, its other fields kept as metadata, its evidence
+    naming the file and the record."""
     faq = [
         {"id": "q1", "category": "Billing", "question": "Refunds?", "answer": "Within 30 days."},
         {"id": "q2", "category": "Account", "question": "Reset?", "answer": "Use the link."},
     ]
     export = tmp_path / "faq.json"
     export.write_text(json.dumps(faq), encoding="utf-8")
-    with pytest.raises(ContractError) as err:
-        detect_source(export)
-    assert str(err.value).endswith(
-        "rename your fields to those, e.g. jq -c '.[] | . + {_id: .id, title: .question, "
-        "text: .answer}' faq.json > faq.beir.jsonl"
+    found = detect_source(export)
+    assert found.format == "markdown"
+    assert found.reason == (
+        "markdown: faq.json is an export of 2 records (id, question, answer), "
+        "each read as a document"
     )
-    renamed = tmp_path / "faq.beir.jsonl"  # what the jq command writes, written here
-    renamed.write_text(
-        jsonl([{**r, "_id": r["id"], "title": r["question"], "text": r["answer"]} for r in faq])
-    )
-    report = sectio.ingest(renamed, collection="faq")
-    assert report.format == "beir" and report.upserted == 2
+    report = sectio.ingest(export, collection="faq")
+    assert report.format == "markdown" and report.upserted > 2
     hits = sectio.search("Within 30 days.", collection="faq", top_k=1).hits
     assert hits[0].doc_id == "q1" and hits[0].doc_title == "Refunds?"
-    records = read_source(renamed).records
-    assert records[0].metadata["category"] == "Billing"  # the other fields, kept
+    d0 = [r for r in read_source(export).records if r.layer == "D0"]
+    first = next(r for r in d0 if r.doc_id == "q1")
+    assert first.metadata["category"] == "Billing"  # the other fields, kept
+    assert first.source_refs[0].model_dump(exclude_none=True)["source"] == "faq.json"
+    assert first.source_refs[0].model_extra == {"record": "q1", "anchor": "refunds"}
+
+
+def test_a_help_centre_export_reads_html_bodies_and_keeps_each_articles_link(
+    tmp_path: Path,
+) -> None:
+    """A help centre's API export: one object holding the articles, each body HTML with
+    its own headings, each with its web address."""
+    articles = [
+        {
+            "id": 101,
+            "title": "Refund policy",
+            "html_url": "https://help.example.com/articles/101",
+            "body": "<p>Refunds within 30 days.</p><h2>Card refunds</h2><p>Paid to the card.</p>",
+        },
+        {
+            "id": 102,
+            "title": "Shipping",
+            "html_url": "https://help.example.com/articles/102",
+            "body": "<p>Orders ship in <b>2 days</b>.</p>",
+        },
+    ]
+    export = tmp_path / "articles.json"
+    export.write_text(json.dumps({"articles": articles, "next_page": None}, indent=2))
+    d0 = [r for r in read_source(export).records if r.layer == "D0"]
+    card = next(r for r in d0 if r.section_title == "Card refunds")
+    assert card.doc_id == "101" and card.text.strip().endswith("Paid to the card.")
+    assert "<p>" not in card.text
+    ref = card.source_refs[0]
+    assert (ref.source, ref.url) == ("articles.json", "https://help.example.com/articles/101")
+    assert {r.doc_id for r in d0} == {"101", "102"}
+
+
+def test_an_export_record_without_its_text_is_refused_naming_it(tmp_path: Path) -> None:
+    export = tmp_path / "kb.jsonl"
+    export.write_text(jsonl([{"id": "a", "body": "Text."}, {"id": "b", "body": ""}]))
+    with pytest.raises(RecordError, match=r"kb.jsonl:2: field body: must be non-empty"):
+        read_source(export)
 
 
 def test_cli_prints_the_detection(

@@ -2,10 +2,12 @@
 
 A **file** is judged by its content (:func:`sectio.ingest.sources.sniff`): gzip
 or not, then a JSON array (``[``) or JSON Lines (``{``) whose first record has
-``chunk_id`` (chunks) or ``_id`` (BEIR); a document (Markdown, MDX, text: by
-name, when it is text; PDF, DOCX, HTML: by name and content, or by content
-alone, see :func:`sectio.ingest.documents.kind_of`) is ``markdown``, the
-documents family. A PDF without a text layer is refused in one line. Anything
+``chunk_id`` (chunks) or ``_id`` (BEIR), else an id and a text field by the names
+people use (an export, :mod:`sectio.ingest.export`: ``markdown``, each record a
+document; an array, JSON Lines, or one object holding the array); a document
+(Markdown, MDX, text: by name, when it is text; PDF, DOCX, HTML: by name and
+content, or by content alone, see :func:`sectio.ingest.documents.kind_of`) is
+``markdown``, the documents family. A PDF without a text layer is refused in one line. Anything
 else is refused with what was found.
 
 A **folder** is:
@@ -52,14 +54,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sectio.contract.bounds import InputLimits
 from sectio.errors import ContractError
 from sectio.ingest.documents import LABELS, NOT_DOCUMENTS, kind_of, named_kind
+from sectio.ingest.export import ID_FIELDS, TEXT_FIELDS, export_shape
 from sectio.ingest.sources import Sniffed, sniff
 
 FORMATS: tuple[str, ...] = ("chunks", "beir", "markdown")
 RECORD_SUFFIXES = (".json", ".jsonl", ".ndjson")
 SKIP_DIRS = ("node_modules", "site", "__pycache__")
 BEIR_CORPUS = ("corpus.jsonl", "corpus.jsonl.gz")
+_JSON = ("jsonl", "json-array")
 #: File names shown in a message before "and N more".
 _SHOWN = 5
 
@@ -101,7 +106,9 @@ def _count(n: int, what: str) -> str:
     return f"{n} {what}" + ("" if n == 1 else "s")
 
 
-def _is_record_file(path: Path) -> bool:
+def is_record_file(path: Path) -> bool:
+    """Whether ``path`` is named as a record file (``.json``, ``.jsonl``, ``.ndjson``, maybe
+    ``.gz``)."""
     name = path.name.lower().removesuffix(".gz")
     return name.endswith(RECORD_SUFFIXES)
 
@@ -144,50 +151,29 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
         raise ContractError(f"{path}: empty file")
     if why:
         raise ContractError(f"{path}: {why}: it holds {what}")
-    if found.container in ("jsonl", "json-array") and found.decoded:
-        raise ContractError(  # records of the user's own shape: no --format reads them
+    shape = export_shape(path, InputLimits()) if found.container in _JSON else None
+    if shape is not None:  # records of the user's own shape, by field names people use
+        fields, n = shape
+        named = ", ".join(f for f in fields if f)
+        return Detection(
+            "markdown",
+            path,
+            [path],
+            f"markdown: {path.name} is an export of {_count(n, 'record')} ({named}), "
+            "each read as a document",
+        )
+    if found.container in _JSON and found.decoded:
+        raise ContractError(  # records of a shape no field name tells
             f"{path}: cannot tell the format: it holds {what}; a chunk record needs "
             "chunk_id, doc_id, section_key, part_index and text (docs/guides/chunk-files.md), "
-            "a BEIR record _id and text: rename your fields to those"
-            + rename_hint(path, found.keys or frozenset(), found.container)
+            "a BEIR record _id and text, an export's record an id field "
+            f"({', '.join(ID_FIELDS)}) and a text field ({', '.join(TEXT_FIELDS)})"
         )
     raise ContractError(
         f"{path}: cannot tell the format: it holds {what}; expected chunk records "
         "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX or "
         "text (.txt, .rst, .org, .adoc, README); pass --format"
     )
-
-
-#: Field names of an export's record id, title and text, in the order they are tried.
-ID_FIELDS = ("id", "uuid", "slug", "key", "url", "path")
-TITLE_FIELDS = ("title", "question", "name", "heading", "subject", "headline")
-TEXT_FIELDS = ("text", "body", "content", "answer", "description", "abstract", "summary")
-
-
-def rename_hint(path: Path, keys: frozenset[str], container: str) -> str:
-    """A ``jq`` command that renames an export's fields to a BEIR record's (``_id``,
-    ``title``, ``text``; the other fields stay, as metadata), when its first record has an
-    id and a text field by name (:data:`ID_FIELDS`, :data:`TEXT_FIELDS`); '' otherwise.
-
-    Example:
-        >>> h = rename_hint(Path("faq.json"), frozenset({"id", "question", "answer"}), "json-array")
-        >>> h.split("jq -c ")[1]
-        "'.[] | . + {_id: .id, title: .question, text: .answer}' faq.json > faq.beir.jsonl"
-        >>> rename_hint(Path("x.jsonl"), frozenset({"body"}), "jsonl")
-        ''
-    """
-
-    def first(names: tuple[str, ...]) -> str | None:
-        return next((n for n in names if n in keys), None)
-
-    ident, title, text = first(ID_FIELDS), first(TITLE_FIELDS), first(TEXT_FIELDS)
-    if ident is None or text is None:
-        return ""
-    pairs = [("_id", ident), *([("title", title)] if title else []), ("text", text)]
-    obj = ", ".join(f"{k}: .{v}" for k, v in pairs)
-    each = ".[] | " if container == "json-array" else ""
-    stem = path.name.split(".", 1)[0]
-    return f", e.g. jq -c '{each}. + {{{obj}}}' {path.name} > {stem}.beir.jsonl"
 
 
 def _refusal(path: Path, kind: str | None) -> str:
@@ -267,7 +253,7 @@ def _split_folder(root: Path) -> _Split:
                 out.documents[f] = kind
         elif why.startswith("named "):
             out.refused.append((f, why))
-        elif _is_record_file(f) and not f.name.startswith("."):
+        elif is_record_file(f) and not f.name.startswith("."):
             out.sniffed[f] = found = sniff(f)
             records = found.record_kind is not None or not (found.decoded or found.pretty)
             (out.chunks if records else out.other_json).append(f)

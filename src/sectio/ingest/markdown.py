@@ -37,11 +37,12 @@ from typing import Any
 from urllib.parse import unquote
 
 from sectio.contract.bounds import InputLimits
-from sectio.contract.record import ChunkRecord, check_unique_ids, parse_record
+from sectio.contract.record import ChunkRecord, SourceRef, check_unique_ids, parse_record
 from sectio.errors import ContractError, NotAvailable
 from sectio.ingest.chunking import TokenCounter, approx_tokens, split_text
-from sectio.ingest.detect import tree_files
+from sectio.ingest.detect import is_record_file, tree_files
 from sectio.ingest.documents import Converted, convert, kind_of
+from sectio.ingest.export import ExportDoc, export_documents
 from sectio.ingest.md_doc import ChunkSpan, DocBuild, DocLink
 from sectio.ingest.md_layers import build_layers
 from sectio.ingest.md_parse import Block, ParsedDoc, Section, parse_markdown
@@ -272,8 +273,10 @@ def build_doc(
     tenant: str,
     doc_ids: set[str],
     root: Path,
+    extra: dict[str, Any] | None = None,
 ) -> DocBuild:
-    """The D0 chunks and links of one parsed document."""
+    """The D0 chunks and links of one parsed document; ``extra``: metadata of its own
+    (an export record's fields), under the domain its path and front matter give."""
     front = parsed.front_matter
     tags_raw = front.get("tags") or []
     tags = [str(t) for t in tags_raw] if isinstance(tags_raw, list) else [str(tags_raw)]
@@ -281,7 +284,7 @@ def build_doc(
         doc=parsed,
         doc_id=parsed.path,
         title=parsed.title,
-        metadata=domain_of(parsed.path, front),
+        metadata={**(extra or {}), **domain_of(parsed.path, front)},
         tags=tags,
     )
     for section in parsed.sections:
@@ -339,12 +342,16 @@ def read_markdown(
     if not files:
         raise ContractError(f"{source}: no .md files")
     clock = clock or PhaseClock()
+    exports: dict[str, tuple[str, ExportDoc]] = {}  # doc id -> (export file, its record)
     with clock.phase("read", total=len(files)) as tick:
         parsed: list[tuple[ParsedDoc, Converted]] = []
         for n, file in enumerate(files, 1):
-            got = _read_one(source, root, file, limits, refused)
-            if got is not None:
-                parsed.append(got)
+            if is_record_file(file):  # a JSON export: each record a document
+                parsed += _read_export(file, file.relative_to(root).as_posix(), limits, exports)
+            else:
+                got = _read_one(source, root, file, limits, refused)
+                if got is not None:
+                    parsed.append(got)
             tick(n)
         if not parsed:
             raise ContractError(
@@ -354,8 +361,15 @@ def read_markdown(
         doc_ids = {p.path for p, _ in parsed}
         builds = []
         for p, converted in parsed:
+            export = exports.get(p.path)
             build = build_doc(
-                p, max_tokens=max_tokens, count=count, tenant=tenant, doc_ids=doc_ids, root=root
+                p,
+                max_tokens=max_tokens,
+                count=count,
+                tenant=tenant,
+                doc_ids=doc_ids,
+                root=root,
+                extra=export[1].metadata if export else None,
             )
             stamp_provenance(build, converted)
             builds.append(build)
@@ -365,6 +379,10 @@ def read_markdown(
     with clock.phase("layers"):
         derived = build_layers(builds, tenant=tenant, max_tokens=max_tokens, count=count)
         records.extend(carry_provenance(records, derived))
+    if exports:
+        records = [
+            stamp_export(r, *exports[r.doc_id]) if r.doc_id in exports else r for r in records
+        ]
     check_unique_ids([(r, r.doc_id, i + 1) for i, r in enumerate(records)])
     return records
 
@@ -372,6 +390,19 @@ def read_markdown(
 #: Kinds whose refused files a folder lists and reads past (a Markdown file that is
 #: not UTF-8 stops the load: it is the tree's own text).
 _LISTED = ("pdf", "docx", "html", "txt", "rst", "org", "adoc")
+
+
+def _read_export(
+    file: Path, rel: str, limits: InputLimits, exports: dict[str, tuple[str, ExportDoc]]
+) -> list[tuple[ParsedDoc, Converted]]:
+    """Each record of the export ``file`` (``rel`` in the tree) parsed as a document, each
+    noted in ``exports`` by its id, with the file (:func:`stamp_export` reads them)."""
+    out = []
+    for doc in export_documents(file, limits):
+        exports[doc.doc_id] = (rel, doc)
+        kind = "html" if doc.html else "markdown"
+        out.append((parse_markdown(doc.markdown, doc.doc_id), Converted("", kind)))
+    return out
 
 
 def _read_one(
@@ -395,6 +426,22 @@ def _read_one(
         return None
     reader = _include_reader(root, file) if kind in ("markdown", "mdx") else None
     return parse_markdown(converted.markdown, rel, reader), converted
+
+
+def stamp_export(record: ChunkRecord, file: str, doc: ExportDoc) -> ChunkRecord:
+    """``record`` (of any layer) of an export's record, with that record's provenance:
+    the file (``source``), the record's id (``record``), the heading it sits under, and
+    the record's own link as ``url`` when it has one (else the document's id and anchor).
+    Line numbers are dropped: they count lines of the document made from the record."""
+    refs = []
+    for ref in record.source_refs or [SourceRef(source=file)]:
+        got = {**ref.model_dump(exclude_none=True), "source": file, "record": doc.doc_id}
+        if doc.url:
+            got["url"] = doc.url
+        got.pop("line", None)
+        got.pop("end_line", None)
+        refs.append(SourceRef(**got))
+    return record.model_copy(update={"source_refs": refs})
 
 
 def carry_provenance(d0: list[ChunkRecord], derived: list[ChunkRecord]) -> list[ChunkRecord]:

@@ -250,11 +250,12 @@ def finder_words(question: str) -> frozenset[str]:
 #: never writes them (a law writes "inform" and "obtain"), or never beside the question's
 #: other words, says nothing about whether it holds the question's subject
 #: (:mod:`~sectio.retrieve.answerability.rules.absent`, ``unseen``).
-ASKING_WORDS = frozenset(
-    """say says said saying tell tells told telling talk talks talked talking get gets got
-    getting want wants wanted wanting happen happens happened happening go goes went going
-    ask asks asked asking many much several""".split()
-)
+ASKING_WORDS = frozenset({
+    "say", "says", "said", "saying", "tell", "tells", "told", "telling", "talk", "talks",
+    "talked", "talking", "get", "gets", "got", "getting", "want", "wants", "wanted",
+    "wanting", "happen", "happens", "happened", "happening", "go", "goes", "went", "going",
+    "ask", "asks", "asked", "asking", "many", "much", "several",
+})  # fmt: skip
 
 
 #: Endings of inflected and derived words ("meds", "thinners", "blurry", "blockers",
