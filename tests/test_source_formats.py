@@ -238,6 +238,29 @@ def test_a_help_centre_export_reads_html_bodies_and_keeps_each_articles_link(
     assert {r.doc_id for r in d0} == {"101", "102"}
 
 
+def test_a_faq_of_questions_and_answers_alone_is_an_export_too(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    """A FAQ as a site keeps it: one object holding questions and answers, no ids. Each
+    record is a document titled by its question, named by the file and its place."""
+    faq = {
+        "questions_answers": [
+            {"question": "How do I add a product?", "answer": "Open Products, then Add."},
+            {"question": "Can I import customers from CSV?", "answer": "No, not yet."},
+        ]
+    }
+    export = tmp_path / "faq.json"
+    export.write_text(json.dumps(faq, indent=4), encoding="utf-8")
+    assert detect_source(export).reason == (
+        "markdown: faq.json is an export of 2 records (question, answer), "
+        "each read as a document"
+    )
+    sectio.ingest(export, collection="faq")
+    result = sectio.ask("Can I import customers from a CSV file?", collection="faq")
+    assert result.evidence and result.evidence[0].doc_id == "faq/2"
+    assert result.evidence[0].doc_title == "Can I import customers from CSV?"
+
+
 def test_an_export_record_without_its_text_is_refused_naming_it(tmp_path: Path) -> None:
     export = tmp_path / "kb.jsonl"
     export.write_text(jsonl([{"id": "a", "body": "Text."}, {"id": "b", "body": ""}]))

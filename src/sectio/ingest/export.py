@@ -2,13 +2,14 @@
 
 A help centre, a wiki or a CMS exports its articles as JSON: an array, JSON Lines, or
 one object holding the array (``{"articles": [...], "next_page": null}``), each record
-with an id, maybe a title, and a body by a name of its own (``body``, ``content``,
-``answer``; :data:`ID_FIELDS`, :data:`TITLE_FIELDS`, :data:`TEXT_FIELDS`, tried in
-order). Such a file needs no renaming: each record becomes a document titled by its
+with a body by a name of its own (``body``, ``content``, ``answer``), maybe an id and a
+title (:data:`TEXT_FIELDS`, :data:`ID_FIELDS`, :data:`TITLE_FIELDS`, tried in order; a
+FAQ is often questions and answers alone). Such a file needs no renaming: each record becomes a document titled by its
 title, its body read as HTML when it is markup (``<p>``, ``<h2>``: a help centre's
 articles) and as Markdown otherwise, so its headings are sections as in any document.
 
-The document's id is the record's id; its provenance names the file and the record
+The document's id is the record's id (without one, the file's name and the record's
+place: ``faq/3``); its provenance names the file and the record
 (``source``, ``record``), and the record's own link (``html_url``, ``url``,
 ``link``) when it has one. The record's other plain fields (strings, numbers,
 booleans) are the document's metadata.
@@ -16,7 +17,9 @@ booleans) are the document's metadata.
 Example:
     >>> export_fields(frozenset({"id", "question", "answer", "tags"}))
     ExportFields(ident='id', title='question', text='answer')
-    >>> export_fields(frozenset({"body"})) is None
+    >>> export_fields(frozenset({"question", "answer"}))
+    ExportFields(ident=None, title='question', text='answer')
+    >>> export_fields(frozenset({"name", "size"})) is None
     True
 """
 
@@ -47,21 +50,22 @@ _MARKUP = re.compile(
 
 
 class ExportFields(NamedTuple):
-    """Which fields of an export's records hold the id, the title (maybe none), the text."""
+    """Which fields of an export's records hold the id and the title (maybe none), and the
+    text."""
 
-    ident: str
+    ident: str | None
     title: str | None
     text: str
 
 
 def export_fields(keys: frozenset[str]) -> ExportFields | None:
-    """The id, title and text fields of a record with ``keys`` (None: no id or no text)."""
+    """The id, title and text fields of a record with ``keys`` (None: no text field)."""
 
     def first(names: tuple[str, ...]) -> str | None:
         return next((n for n in names if n in keys), None)
 
     ident, text = first(ID_FIELDS), first(TEXT_FIELDS)
-    if ident is None or text is None or ident == text:
+    if text is None:
         return None
     return ExportFields(ident, first(TITLE_FIELDS), text)
 
@@ -97,7 +101,7 @@ def export_records(path: Path, limits: InputLimits) -> Iterator[tuple[int, objec
 
 def export_shape(path: Path, limits: InputLimits) -> tuple[ExportFields, int] | None:
     """The fields of an export's first record and how many records it has (None: not an
-    export: no id or no text field, or unreadable)."""
+    export: no text field, or unreadable)."""
     try:
         rows = list(export_records(path, limits))
     except (ContractError, RecordError):
@@ -118,6 +122,17 @@ def _plain(value: object) -> bool:
     if isinstance(value, str):
         return len(value) <= MAX_METADATA_CHARS
     return isinstance(value, int | float | bool)
+
+
+def _doc_id(path: Path, n: int, at: int, row: dict[str, Any], ident: str | None) -> str:
+    """The document id of record ``n`` (1-based; at line ``at``): its id field's value,
+    else the file's stem and ``n``."""
+    if ident is None:
+        return f"{path.name.split('.', 1)[0]}/{n}"
+    value = row.get(ident)
+    if not isinstance(value, str | int) or str(value).strip() == "":
+        raise RecordError(str(path), at, ident, "required field is missing")
+    return str(value).strip()
 
 
 class ExportDoc(NamedTuple):
@@ -141,17 +156,14 @@ def export_documents(path: Path, limits: InputLimits) -> list[ExportDoc]:
     """
     shape = export_shape(path, limits)
     if shape is None:
-        raise ContractError(f"{path}: not an export: its first record has no id or no text")
+        raise ContractError(f"{path}: not an export: its first record has no text field")
     fields = shape[0]
     docs: list[ExportDoc] = []
     seen: set[str] = set()
-    for at, row in export_records(path, limits):
+    for n, (at, row) in enumerate(export_records(path, limits), 1):
         if not isinstance(row, dict):
             raise RecordError(str(path), at, "<record>", "must be a JSON object")
-        ident = row.get(fields.ident)
-        if not isinstance(ident, str | int) or str(ident).strip() == "":
-            raise RecordError(str(path), at, fields.ident, "required field is missing")
-        doc_id = str(ident).strip()
+        doc_id = _doc_id(path, n, at, row, fields.ident)
         if doc_id in seen:
             raise RecordError(str(path), at, fields.ident, f"id {doc_id!r} given twice")
         seen.add(doc_id)
@@ -167,7 +179,7 @@ def export_documents(path: Path, limits: InputLimits) -> list[ExportDoc]:
         heading = " ".join(str(title).split()) if isinstance(title, str | int) else ""
         markdown = f"# {heading}\n\n{body}" if heading else body
         url = next((str(row[k]) for k in URL_FIELDS if isinstance(row.get(k), str)), None)
-        used = {fields.ident, fields.text, fields.title}
+        used = {fields.ident, fields.text, fields.title} - {None}
         metadata = {k: v for k, v in row.items() if k not in used and _plain(v)}
         docs.append(ExportDoc(doc_id, markdown, html, url, metadata))
     if not docs:

@@ -23,7 +23,7 @@ from sectio.ingest.phases import phase_table
 _FORMAT_HELP = (
     "Source format (default: told by content; a folder mixing formats needs it). "
     "markdown: documents (.md, .mdx, .pdf, .html, .docx, .txt, .rst, .org, .adoc, README; "
-    "maybe .gz), and a JSON export whose records have an id and a text field."
+    "maybe .gz), and a JSON export whose records have a text field (body, content, answer ...)."
 )
 
 
