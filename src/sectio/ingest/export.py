@@ -4,14 +4,15 @@ A help centre, a wiki or a CMS exports its articles as JSON: an array, JSON Line
 one object holding the array (``{"articles": [...], "next_page": null}``), each record
 with a body by a name of its own (``body``, ``content``, ``answer``), maybe an id and a
 title (:data:`TEXT_FIELDS`, :data:`ID_FIELDS`, :data:`TITLE_FIELDS`, tried in order; a
-FAQ is often questions and answers alone). Such a file needs no renaming: each record becomes a document titled by its
-title, its body read as HTML when it is markup (``<p>``, ``<h2>``: a help centre's
-articles) and as Markdown otherwise, so its headings are sections as in any document.
+FAQ is often questions and answers alone). Such a file needs no renaming: each record
+becomes a document titled by its title, its body read as HTML when it is markup
+(``<p>``, ``<h2>``: a help centre's articles) and as Markdown otherwise, so its headings
+are sections as in any document.
 
 The document's id is the record's id (without one, the file's name and the record's
-place: ``faq/3``); its provenance names the file and the record
-(``source``, ``record``), and the record's own link (``html_url``, ``url``,
-``link``) when it has one. The record's other plain fields (strings, numbers,
+place: ``faq/3``); its provenance names the file and the record (``source``,
+``record``), and the record's own link (``html_url``, ``url``, ``link``) when it has
+one. The record's other plain fields (strings, numbers,
 booleans) are the document's metadata.
 
 Example:
