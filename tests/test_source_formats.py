@@ -252,8 +252,7 @@ def test_a_faq_of_questions_and_answers_alone_is_an_export_too(
     export = tmp_path / "faq.json"
     export.write_text(json.dumps(faq, indent=4), encoding="utf-8")
     assert detect_source(export).reason == (
-        "markdown: faq.json is an export of 2 records (question, answer), "
-        "each read as a document"
+        "markdown: faq.json is an export of 2 records (question, answer), each read as a document"
     )
     sectio.ingest(export, collection="faq")
     result = sectio.ask("Can I import customers from a CSV file?", collection="faq")
