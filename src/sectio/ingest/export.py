@@ -166,7 +166,7 @@ def export_documents(path: Path, limits: InputLimits) -> list[ExportDoc]:
             raise RecordError(str(path), at, "<record>", "must be a JSON object")
         doc_id = _doc_id(path, n, at, row, fields.ident)
         if doc_id in seen:
-            raise RecordError(str(path), at, fields.ident, f"id {doc_id!r} given twice")
+            raise RecordError(str(path), at, fields.ident or "<id>", f"id {doc_id!r} given twice")
         seen.add(doc_id)
         body = row.get(fields.text)
         if not isinstance(body, str) or not body.strip():
