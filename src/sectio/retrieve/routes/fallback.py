@@ -20,6 +20,9 @@ them, the one whose chunk is nearest the question in the whole collection
 so answerability judges the same evidence; only their order changes (a
 configured reranker orders them again afterwards).
 
+A definition question ("what is a deployer?") then gets the kept chunk that defines its
+term first (:mod:`sectio.retrieve.definitions`), as the free-form route's does.
+
 Scores: dense cosine similarity (best window's), never the fusion value.
 """
 
@@ -32,6 +35,7 @@ from sectio.contract.diagnostics import Diagnostics, Ranking
 from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
+from sectio.retrieve.definitions import definition_first
 from sectio.retrieve.operative import operative_first
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scan import fused_points, prose_where
@@ -113,7 +117,7 @@ class FallbackRoute:
         limit = turn.request.keep(scope.policy.evidence_limit)
         if facts.section_filter and evidence:
             evidence = lead_with_nearest_document(scope, query_vector, evidence, limit, facts)
-        evidence = operative_first(evidence, limit)
+        evidence = definition_first(turn.question, operative_first(evidence, limit))
         details = Diagnostics(ranking=facts)
         return Outcome(self.name, evidence, details, finish="rank", keep=limit)
 

@@ -20,7 +20,9 @@ Sections count too: when the section-intent step read the question
 ordered by their cosine plus ``[intent] rank_weight`` times their section's
 intent score (stable: fusion order breaks ties), so a document's chunks from
 the section the question is most like come first even when no section was
-chosen. ``details.ranking.intent_weight`` says when this ran.
+chosen. ``details.ranking.intent_weight`` says when this ran. A definition question
+("what is a Contribution in the Apache license?") gets the chunk that defines its term
+first (:mod:`sectio.retrieve.definitions`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from sectio.contract.diagnostics import Diagnostics, Ranking
 from sectio.contract.result import Evidence
 from sectio.index.filters import Eq
 from sectio.index.port import best_cosine
+from sectio.retrieve.definitions import definition_first
 from sectio.retrieve.intent import IntentReading
 from sectio.retrieve.operative import operative_first
 from sectio.retrieve.routes.base import Outcome, Turn
@@ -116,7 +119,8 @@ class FreeFormRoute:
         if not doc_id:
             return None
         evidence, facts = rank_in_document(scope, doc_id, turn.question, turn.intent)
-        evidence = operative_first(evidence, turn.request.keep(scope.policy.rerank_top_k))
+        kept = turn.request.keep(scope.policy.rerank_top_k)
+        evidence = definition_first(turn.question, operative_first(evidence, kept))
         mark_section_starts(evidence, turn.resolved.display_name or doc_id)
         details = Diagnostics(ranking=facts)
         return Outcome(self.name, evidence, details, finish="rank", doc_id=doc_id)

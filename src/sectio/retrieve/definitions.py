@@ -1,0 +1,121 @@
+"""A definition question gets the passage that defines its term first.
+
+Laws, licences and standards define their terms in one place ("'deployer' means a
+natural or legal person ...", "\u201cLicensor\u201d shall mean ...", "Ack-eliciting
+packet: A QUIC packet that ..."), while the term is used everywhere else: "what is a
+deployer?" comes nearest the article of the deployers' obligations, which uses the word
+ten times. When a question asks what a term is or means (:func:`defined_term`: "what is
+a deployer?", "what does 'provider' mean?", "definition of biometric data", "what
+counts as an AI system?"), the candidate chunk that defines it (:func:`defines`: the
+term, maybe quoted, then "means", "shall mean", "is defined as", "refers to" or a colon
+opening a line) comes first among the kept evidence, taken from the candidates behind
+them if it is there. Nothing else moves; a question that asks something else, or
+candidates that define nothing, are untouched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sectio.contract.result import Evidence
+
+_QUOTES = "'\"\u2018\u2019\u201c\u201d`"
+#: The forms of a definition question; ``term`` is what it asks about.
+_ASKS = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"^\s*what\s+(?:is|are)\s+(?:meant\s+by\s+)?(?:an?\s+|the\s+)?(?P<term>.+?)\s*\??\s*$",
+        r"^\s*what\s+(?:does|do)\s+(?:the\s+\w+\s+mean\s+by\s+)?(?:an?\s+|the\s+)?"
+        r"(?P<term>.+?)\s+mean\s*\??\s*$",
+        r"^\s*(?:the\s+)?(?:legal\s+)?(?:definition|meaning)\s+of\s+(?:an?\s+|the\s+)?"
+        r"(?P<term>.+?)\s*\??\s*$",
+        r"^\s*define\s+(?:an?\s+|the\s+)?(?P<term>.+?)\s*\??\s*$",
+        r"^\s*what\s+(?:legally\s+)?counts\s+as\s+(?:an?\s+|the\s+)?(?P<term>.+?)\s*\??\s*$",
+        r"^\s*how\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<term>.+?)\s+defined\s*\??\s*$",
+    )
+]
+#: Where a term's text ends and the question's context begins ("a Contribution *in the
+#: Apache license*", "convey *under the GPL*").
+_CONTEXT = re.compile(
+    r"\s+(?:in|under|according\s+to|for\s+the\s+purposes\s+of|within)\s+(?:the\s+|this\s+|an?\s+)?"
+    r"[\w\-. ]+$",
+    re.IGNORECASE,
+)
+#: The most words a defined term has ("the placing on the market" is four).
+TERM_WORDS = 5
+
+
+def defined_term(question: str) -> str | None:
+    """The term a definition question asks about, quotes stripped, lowercased (None: the
+    question asks something else, or the term is longer than :data:`TERM_WORDS` words).
+
+    Example:
+        >>> defined_term("what is a deployer?"), defined_term("What does 'provider' mean?")
+        ('deployer', 'provider')
+        >>> defined_term("definition of biometric data"), defined_term("how do I deploy?")
+        ('biometric data', None)
+        >>> defined_term("what legally counts as an 'AI system'?")
+        'ai system'
+        >>> defined_term("what is a Contribution in the Apache license?")
+        'contribution'
+    """
+    for pattern in _ASKS:
+        m = pattern.match(question)
+        if m:
+            term = _CONTEXT.sub("", m.group("term"))
+            term = " ".join(term.strip(_QUOTES + " ").split()).lower()
+            if len(term.split()) <= TERM_WORDS and re.fullmatch(r"\w[\w\- ]*", term):
+                return term
+            return None
+    return None
+
+
+#: Section titles of a glossary, where a term opening a line with a colon is defined
+#: ("Terminology", "Definitions", "Terms and definitions", "Glossary").
+_GLOSSARY = re.compile(r"\b(?:terminology|definitions?|glossary|terms)\b", re.IGNORECASE)
+
+
+def defines(text: str, term: str, section_title: str = "") -> bool:
+    """Whether ``text`` defines ``term``: the term (any case, maybe in quotes, maybe in
+    the plural) then "means", "shall mean", "is defined as", "refers to" or "has the
+    meaning"; or, in a glossary section (``section_title``: "Terminology",
+    "Definitions"), the term opening a line with a colon after it (elsewhere such a line
+    is often a field of a format: "Connection ID:  The connection ID of the frame").
+
+    Example:
+        >>> defines("(4) \u2018deployer\u2019 means a natural or legal person", "deployer")
+        True
+        >>> text = "Ack-eliciting packet:  A QUIC packet that"
+        >>> defines(text, "ack-eliciting packet", "2. Conventions and Definitions")
+        True
+        >>> defines(text, "ack-eliciting packet", "19.3. ACK Frames")
+        False
+        >>> defines("Deployers shall keep the logs", "deployer")
+        False
+    """
+    words = r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", term))
+    quoted = rf"[{_QUOTES}]?{words}s?[{_QUOTES}]?"
+    said = r"(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to|has\s+the\s+meaning)\b"
+    pattern = rf"(?<![\w-]){quoted},?\s+{said}"
+    if _GLOSSARY.search(section_title):
+        pattern += rf"|(?m:^\s*{quoted}\s*:)"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def definition_first(question: str, evidence: list[Evidence]) -> list[Evidence]:
+    """``evidence`` with the first chunk among it that defines the question's term moved to
+    the front (see the module doc); unchanged when the question asks no definition or no
+    chunk defines its term."""
+    term = defined_term(question)
+    if term is None:
+        return evidence
+    at = next(
+        (i for i, e in enumerate(evidence) if defines(e.text, term, e.section_title or "")),
+        None,
+    )
+    if at is None or at == 0:
+        return evidence
+    return [evidence[at], *evidence[:at], *evidence[at + 1 :]]
+
+
+__all__ = ["TERM_WORDS", "defined_term", "defines", "definition_first"]

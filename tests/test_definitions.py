@@ -1,0 +1,53 @@
+"""A definition question gets the chunk that defines its term first (real Qdrant Edge, the
+bundled model: closeness decides the order this step changes): the article of the term's
+obligations uses the word more, the definitions article defines it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sectio import Sectio, Settings
+from tests.helpers import chunk, write_jsonl
+
+ACT = "Milling Regulation (EU) 2099/3"
+
+
+def _act() -> list[dict[str, object]]:
+    texts = {
+        ("article_3", "Article 3 - Definitions"): [
+            "For the purposes of this Regulation: (1) 'miller' means a natural or legal "
+            "person grinding grain; (2) 'stone' means a grinding stone.",
+        ],
+        ("article_9", "Article 9 - Obligations of millers"): [
+            "Millers shall keep records. A miller shall inform the authority. Millers who "
+            "grind rye shall label it. The miller is responsible for the stone.",
+        ],
+        ("article_10", "Article 10 - Obligations of bakers"): [
+            "Bakers shall buy flour from a registered miller.",
+        ],
+    }
+    return [
+        chunk(
+            "act",
+            key,
+            i,
+            text,
+            doc_title=ACT,
+            section_title=title,
+            source_refs=[{"source": "act.jsonl"}],
+        )
+        for (key, title), parts in texts.items()
+        for i, text in enumerate(parts)
+    ]
+
+
+def test_a_definition_question_gets_the_defining_chunk_first(tmp_path: Path) -> None:
+    with Sectio(Settings(home=tmp_path / "home", embedder="minilm", traces=False)) as sx:
+        sx.ingest(write_jsonl(tmp_path / "act.jsonl", _act()), collection="act")
+        for question in ("what is a miller?", "What does 'miller' mean?", "definition of miller"):
+            result = sx.ask(question, collection="act")
+            assert result.evidence, question
+            assert result.evidence[0].section_key == "article_3", question
+        # another question about millers keeps the engine's order
+        other = sx.ask("what must millers keep?", collection="act")
+        assert other.evidence and other.evidence[0].section_key != "article_3"
