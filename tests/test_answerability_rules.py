@@ -51,6 +51,7 @@ def test_each_engine_registers_its_chain() -> None:
         "named_document",
         "lookup_keyword",
         "measure",
+        "defined_term",
         "unknown_name",
         "class_subject",
         "absent_words",

@@ -48,6 +48,10 @@ def test_a_definition_question_gets_the_defining_chunk_first(tmp_path: Path) -> 
             result = sx.ask(question, collection="act")
             assert result.evidence, question
             assert result.evidence[0].section_key == "article_3", question
+            report = result.details.answerability
+            assert report is not None and report.signals.rule == "defined_term", question
         # another question about millers keeps the engine's order
         other = sx.ask("what must millers keep?", collection="act")
         assert other.evidence and other.evidence[0].section_key != "article_3"
+        report = other.details.answerability
+        assert report is not None and report.signals.rule != "defined_term"

@@ -19,6 +19,8 @@ rule                decides
 ``exact_seed``      a docs plan that found a page by its exact path, or read a
                     named section whole, passes
 ``measure``         (records the terms, coverage and best cosine)
+``defined_term``    a definition question whose first evidence chunk defines its
+                    term passes ("what does substantial modification mean?")
 ``unknown_name``    a ranked route's unknown name, not weighed out, abstains
                     (keywords: the name they open with; a sentence: none)
 ``class_subject``   a class or definition question about what the corpus does
@@ -45,6 +47,7 @@ from sectio.retrieve.answerability.context import Rule
 from sectio.retrieve.answerability.rules.absent import AbsentWords
 from sectio.retrieve.answerability.rules.category import ClassSubject
 from sectio.retrieve.answerability.rules.coverage import Coverage
+from sectio.retrieve.answerability.rules.defined import DefinedTerm
 from sectio.retrieve.answerability.rules.dense import DenseFloor
 from sectio.retrieve.answerability.rules.lookup import LookupKeyword
 from sectio.retrieve.answerability.rules.measure import Measure
@@ -64,6 +67,7 @@ def section_rules() -> tuple[Rule, ...]:
         NamedDocument(),
         LookupKeyword(),
         Measure(),
+        DefinedTerm(),
         UnknownName(),
         ClassSubject(),
         AbsentWords(),
@@ -93,6 +97,7 @@ __all__ = [
     "ClassSubject",
     "CompoundName",
     "Coverage",
+    "DefinedTerm",
     "DenseFloor",
     "ExactSeed",
     "LookupKeyword",
