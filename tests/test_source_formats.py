@@ -260,6 +260,32 @@ def test_a_faq_of_questions_and_answers_alone_is_an_export_too(
     assert result.evidence[0].doc_title == "Can I import customers from CSV?"
 
 
+def test_a_langchain_export_reads_its_metadata_as_the_records_own(tmp_path: Path) -> None:
+    """Documents saved from LangChain: ``page_content`` and a ``metadata`` object with the
+    title, the source file and the page; a body that is no text names its record."""
+    docs = [
+        {
+            "page_content": "Employees get 20 days of paid leave a year.",
+            "metadata": {"source": "handbook.pdf", "page": 3, "title": "Leave policy"},
+        },
+        {
+            "page_content": "Work hours are 9 to 6.",
+            "metadata": {"source": "handbook.pdf", "page": 4, "title": "Hours"},
+        },
+    ]
+    export = tmp_path / "docs.json"
+    export.write_text(json.dumps(docs), encoding="utf-8")
+    assert "(title, page_content)" in detect_source(export).reason
+    d0 = [r for r in read_source(export).records if r.layer == "D0"]
+    leave = next(r for r in d0 if r.doc_id == "docs/1")
+    assert leave.doc_title == "Leave policy" and leave.metadata["page"] == 3
+    assert leave.source_refs[0].url == "handbook.pdf"
+    nested = tmp_path / "confluence.json"  # the body is an object: no text field to read
+    nested.write_text(json.dumps([{"id": 1, "body": {"storage": {"value": "<p>x</p>"}}}]))
+    with pytest.raises(ContractError, match="cannot tell the format"):
+        detect_source(nested)
+
+
 def test_an_export_record_without_its_text_is_refused_naming_it(tmp_path: Path) -> None:
     export = tmp_path / "kb.jsonl"
     export.write_text(jsonl([{"id": "a", "body": "Text."}, {"id": "b", "body": ""}]))

@@ -39,9 +39,15 @@ from sectio.ingest.sources import iter_json_records, read_bytes, sniff
 #: Field names of an export's record id, title and text, in the order they are tried.
 ID_FIELDS = ("id", "uuid", "slug", "key", "url", "path")
 TITLE_FIELDS = ("title", "question", "name", "heading", "subject", "headline")
-TEXT_FIELDS = ("text", "body", "content", "answer", "description", "abstract", "summary")
+TEXT_FIELDS = (
+    "text", "body", "content", "page_content", "contents", "markdown", "html", "answer",
+    "description", "abstract", "summary",
+)  # fmt: skip
 #: Field names of a record's own web address, in the order they are tried.
-URL_FIELDS = ("html_url", "url", "link", "permalink")
+URL_FIELDS = ("html_url", "url", "link", "permalink", "source")
+#: Objects inside a record whose fields are the record's own (LangChain's ``metadata``
+#: beside ``page_content``, an API's ``attributes``); a field of the record itself wins.
+NESTED_FIELDS = ("metadata", "meta", "attributes", "fields")
 #: A body that opens with an HTML element is markup.
 _MARKUP = re.compile(
     r"\s*<(?:!doctype|html|body|article|section|div|p|h[1-6]|ul|ol|table|span|br|pre|"
@@ -110,8 +116,27 @@ def export_shape(path: Path, limits: InputLimits) -> tuple[ExportFields, int] | 
     first = rows[0][1] if rows else None
     if not isinstance(first, dict):
         return None
-    fields = export_fields(frozenset(first))
+    scalars = {k for k, v in flat(first).items() if isinstance(v, str | int) and v != ""}
+    fields = export_fields(frozenset(scalars))
     return (fields, len(rows)) if fields else None
+
+
+def flat(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with the fields of its nested objects (:data:`NESTED_FIELDS`) beside its own
+    (its own win).
+
+    Example:
+        >>> row = flat({"page_content": "Hi.", "metadata": {"source": "a.pdf", "page": 2}})
+        >>> row["source"], row["page"]
+        ('a.pdf', 2)
+    """
+    out = dict(row)
+    for name in NESTED_FIELDS:
+        inner = row.get(name)
+        if isinstance(inner, dict):
+            for k, v in inner.items():
+                out.setdefault(k, v)
+    return out
 
 
 #: The longest string field kept as metadata (a longer one is text, not a label).
@@ -164,6 +189,7 @@ def export_documents(path: Path, limits: InputLimits) -> list[ExportDoc]:
     for n, (at, row) in enumerate(export_records(path, limits), 1):
         if not isinstance(row, dict):
             raise RecordError(str(path), at, "<record>", "must be a JSON object")
+        row = flat(row)
         doc_id = _doc_id(path, n, at, row, fields.ident)
         if doc_id in seen:
             raise RecordError(str(path), at, fields.ident or "<id>", f"id {doc_id!r} given twice")
