@@ -280,6 +280,7 @@ def test_a_langchain_export_reads_its_metadata_as_the_records_own(tmp_path: Path
     leave = next(r for r in d0 if r.doc_id == "docs/1")
     assert leave.doc_title == "Leave policy" and leave.metadata["page"] == 3
     assert leave.source_refs[0].url == "handbook.pdf"
+    assert "domain" not in leave.metadata  # "docs/1" is no folder of a tree
     nested = tmp_path / "confluence.json"  # the body is an object: no text field to read
     nested.write_text(json.dumps([{"id": 1, "body": {"storage": {"value": "<p>x</p>"}}}]))
     with pytest.raises(ContractError, match="cannot tell the format"):

@@ -275,8 +275,8 @@ def build_doc(
     root: Path,
     extra: dict[str, Any] | None = None,
 ) -> DocBuild:
-    """The D0 chunks and links of one parsed document; ``extra``: metadata of its own
-    (an export record's fields), under the domain its path and front matter give."""
+    """The D0 chunks and links of one parsed document; ``extra``: metadata of its own (an
+    export record's fields; its id is no path, so no folder gives it a domain)."""
     front = parsed.front_matter
     tags_raw = front.get("tags") or []
     tags = [str(t) for t in tags_raw] if isinstance(tags_raw, list) else [str(tags_raw)]
@@ -284,7 +284,9 @@ def build_doc(
         doc=parsed,
         doc_id=parsed.path,
         title=parsed.title,
-        metadata={**(extra or {}), **domain_of(parsed.path, front)},
+        metadata=domain_of(parsed.path, front)
+        if extra is None
+        else {**extra, **domain_of("", front)},
         tags=tags,
     )
     for section in parsed.sections:
