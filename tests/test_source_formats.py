@@ -287,6 +287,25 @@ def test_a_langchain_export_reads_its_metadata_as_the_records_own(tmp_path: Path
         detect_source(nested)
 
 
+def test_export_records_that_share_an_id_are_parts_of_one_document(tmp_path: Path) -> None:
+    """A pre-chunked export (one article in three records, in order): one document, its
+    parts in file order, a part titled otherwise opening a section."""
+    parts = [
+        {"id": "kb-7", "title": "Returns", "text": "Return items within 30 days."},
+        {"id": "kb-7", "title": "Returns", "text": "Keep the receipt."},
+        {"id": "kb-7", "title": "Refunds", "text": "Refunds reach the card in 5 days."},
+        {"id": "kb-8", "title": "Shipping", "text": "Orders ship in 2 days."},
+    ]
+    export = tmp_path / "kb.jsonl"
+    export.write_text(jsonl(parts))
+    d0 = [r for r in read_source(export).records if r.layer == "D0"]
+    assert {r.doc_id for r in d0} == {"kb-7", "kb-8"}
+    returns = [r for r in d0 if r.doc_id == "kb-7"]
+    assert [r.section_title for r in returns] == ["Returns", "Refunds"]
+    text = returns[0].text
+    assert text.index("Return items") < text.index("Keep the receipt.")
+
+
 def test_an_export_record_without_its_text_is_refused_naming_it(tmp_path: Path) -> None:
     export = tmp_path / "kb.jsonl"
     export.write_text(jsonl([{"id": "a", "body": "Text."}, {"id": "b", "body": ""}]))

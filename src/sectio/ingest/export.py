@@ -173,45 +173,52 @@ class ExportDoc(NamedTuple):
 
 
 def export_documents(path: Path, limits: InputLimits) -> list[ExportDoc]:
-    """Every record of the export ``path`` as a document (see the module doc).
+    """Every record of the export ``path`` as a document (see the module doc), in file
+    order. Records that share an id are the parts of one document (a page, a chunk of
+    it), joined in file order; a part titled otherwise than the first opens a section.
 
     Raises:
-        ContractError: not an export (no id or text field in the first record).
-        RecordError: a record that is no object, without an id or a text, or an id
-            given twice; names the record.
+        ContractError: not an export (no text field in the first record).
+        RecordError: a record that is no object, without its id or its text; names the
+            record.
     """
     shape = export_shape(path, limits)
     if shape is None:
         raise ContractError(f"{path}: not an export: its first record has no text field")
     fields = shape[0]
-    docs: list[ExportDoc] = []
-    seen: set[str] = set()
+    docs: dict[str, ExportDoc] = {}
+    titles: dict[str, str] = {}
     for n, (at, row) in enumerate(export_records(path, limits), 1):
         if not isinstance(row, dict):
             raise RecordError(str(path), at, "<record>", "must be a JSON object")
         row = flat(row)
         doc_id = _doc_id(path, n, at, row, fields.ident)
-        if doc_id in seen:
-            raise RecordError(str(path), at, fields.ident or "<id>", f"id {doc_id!r} given twice")
-        seen.add(doc_id)
         body = row.get(fields.text)
         if not isinstance(body, str) or not body.strip():
             raise RecordError(str(path), at, fields.text, "must be non-empty text")
         title = row.get(fields.title) if fields.title else None
+        heading = " ".join(str(title).split()) if isinstance(title, str | int) else ""
         html = bool(_MARKUP.match(body))
         if html:
             from sectio.ingest.documents.html import html_to_markdown
 
             body = html_to_markdown(body).markdown
-        heading = " ".join(str(title).split()) if isinstance(title, str | int) else ""
-        markdown = f"# {heading}\n\n{body}" if heading else body
+        first = docs.get(doc_id)
+        if first is not None:  # another part of the same document
+            opens = f"## {heading}\n\n" if heading and heading != titles[doc_id] else ""
+            docs[doc_id] = first._replace(
+                markdown=f"{first.markdown.rstrip()}\n\n{opens}{body}", html=first.html or html
+            )
+            continue
+        titles[doc_id] = heading
         url = next((str(row[k]) for k in URL_FIELDS if isinstance(row.get(k), str)), None)
         used = {fields.ident, fields.text, fields.title} - {None}
         metadata = {k: v for k, v in row.items() if k not in used and _plain(v)}
-        docs.append(ExportDoc(doc_id, markdown, html, url, metadata))
+        markdown = f"# {heading}\n\n{body}" if heading else body
+        docs[doc_id] = ExportDoc(doc_id, markdown, html, url, metadata)
     if not docs:
         raise ContractError(f"{path}: no records")
-    return docs
+    return list(docs.values())
 
 
 __all__ = [
