@@ -55,3 +55,28 @@ def test_a_definition_question_gets_the_defining_chunk_first(tmp_path: Path) -> 
         assert other.evidence and other.evidence[0].section_key != "article_3"
         report = other.details.answerability
         assert report is not None and report.signals.rule != "defined_term"
+
+
+def test_a_docs_glossary_list_defines_its_terms(tmp_path: Path) -> None:
+    """A docs tree's glossary as a list of bold terms ("* **Live state** The ..."), the
+    terms used on other pages: the glossary's row comes first and the question passes."""
+    tree = tmp_path / "docs"
+    tree.mkdir()
+    (tree / "concepts.md").write_text(
+        "# Core Concepts\n\nThe concepts of the tool.\n\n"
+        "* **Target state** The desired state of an application, as its files in Git say.\n"
+        "* **Live state** The live state of that application: what is deployed.\n"
+        "* **Drift** When the live state differs from the target state.\n"
+    )
+    (tree / "sync.md").write_text(
+        "# Syncing\n\nA sync moves the live state toward the target state. The live state "
+        "is read from the cluster after every sync; a live state that keeps changing is "
+        "shown as drifting.\n"
+    )
+    (tree / "install.md").write_text("# Install\n\nRun the installer on the cluster.\n")
+    with Sectio(Settings(home=tmp_path / "home", embedder="minilm", traces=False)) as sx:
+        sx.ingest(tree, collection="docs")
+        result = sx.ask("what is the live state?", collection="docs")
+        assert result.evidence and result.evidence[0].doc_id == "concepts.md"
+        report = result.details.answerability
+        assert report is not None and report.signals.rule == "defined_term"

@@ -25,6 +25,7 @@ from sectio.plan.models import Anchors, DocsIntent, RetrievalPlan
 from sectio.plan.resolver import DocsLayout, PolicyResolver, dedupe
 from sectio.plan.router import IntentRouter
 from sectio.plan.sections import DocsVocabulary, VocabularyCache
+from sectio.retrieve.definitions import definition_first
 from sectio.retrieve.learned import LearnedMatch
 from sectio.retrieve.routes.base import Outcome, Turn
 from sectio.retrieve.scope import ReadScope
@@ -307,14 +308,20 @@ class DocsPlanRoute:
         self.planner = DocsPlanner()
 
     def run(self, scope: ReadScope, turn: Turn) -> Outcome:
-        """Raises: ConfigError: a ``turn_type`` (the planner routes by intent)."""
+        """The plan's rows; a definition question's row that defines its term first
+        (:func:`~sectio.retrieve.definitions.definition_first`: "what is the live state?"
+        and a glossary's "* **Live state** The live state ...").
+
+        Raises: ConfigError: a ``turn_type`` (the planner routes by intent)."""
         if turn.request.turn_type is not None:
             raise ConfigError(
                 f"turn_type {turn.request.turn_type!r} is not supported on collection "
                 f"{scope.collection.name!r}: its profile is answered by the docs planner, "
                 "which routes by the question's intent"
             )
-        return self.planner.run(scope, turn.request)
+        outcome = self.planner.run(scope, turn.request)
+        outcome.evidence = definition_first(turn.question, outcome.evidence)
+        return outcome
 
 
 __all__ = [

@@ -78,9 +78,11 @@ _GLOSSARY = re.compile(r"\b(?:terminology|definitions?|glossary|terms)\b", re.IG
 def defines(text: str, term: str, section_title: str = "") -> bool:
     """Whether ``text`` defines ``term``: the term (any case, maybe in quotes, maybe in
     the plural) then "means", "shall mean", "is defined as", "refers to" or "has the
-    meaning"; or, in a glossary section (``section_title``: "Terminology",
-    "Definitions"), the term opening a line with a colon after it (elsewhere such a line
-    is often a field of a format: "Connection ID:  The connection ID of the frame").
+    meaning"; or the term in bold opening an item of a list, its definition after it
+    ("* **Live state** The live state ...", a docs site's glossary); or, in a glossary
+    section (``section_title``: "Terminology", "Definitions"), the term opening a line
+    with a colon after it (elsewhere such a line is often a field of a format:
+    "Connection ID:  The connection ID of the frame").
 
     Example:
         >>> defines("(4) \u2018deployer\u2019 means a natural or legal person", "deployer")
@@ -92,6 +94,10 @@ def defines(text: str, term: str, section_title: str = "") -> bool:
         False
         >>> defines("Deployers shall keep the logs", "deployer")
         False
+        >>> defines("* **Live state** The live state of that application.", "live state")
+        True
+        >>> defines("Which **Tool** is used to build it", "tool")
+        False
     """
     words = r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", term))
     quoted = rf"[{_QUOTES}]?{words}s?[{_QUOTES}]?"
@@ -99,7 +105,11 @@ def defines(text: str, term: str, section_title: str = "") -> bool:
     pattern = rf"(?<![\w-]){quoted},?\s+{said}"
     if _GLOSSARY.search(section_title):
         pattern += rf"|(?m:^\s*{quoted}\s*:)"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    if re.search(pattern, text, re.IGNORECASE):
+        return True
+    # a definition list: "* **Live state** The live state of that application."
+    listed = rf"(?:^|[*+\-]\s+)\*\*(?i:{words}s?)\*\*:?\s+[A-Z(]"
+    return re.search(listed, text) is not None
 
 
 def definition_first(question: str, evidence: list[Evidence]) -> list[Evidence]:

@@ -244,9 +244,10 @@ def finder_words(question: str) -> frozenset[str]:
     return FINDER_WORDS if _FINDER.search(question) else frozenset()
 
 
-#: Words a question asks with in any domain, verbs of saying, getting and going and the
-#: quantifiers of "how many" ("do I have to tell users I use a chatbot", "who gets a
-#: loan", "how many calls go into one batch"): they carry no subject, so a collection that
+#: Words a question asks with in any domain, verbs of saying, getting, going and meaning
+#: and the quantifiers of "how many" ("what does refresh mean?", "do I have to tell users
+#: I use a chatbot", "who gets a loan", "how many calls go into one batch"): they carry
+#: no subject, so a collection that
 #: never writes them (a law writes "inform" and "obtain"), or never beside the question's
 #: other words, says nothing about whether it holds the question's subject
 #: (:mod:`~sectio.retrieve.answerability.rules.absent`, ``unseen``).
@@ -254,7 +255,8 @@ ASKING_WORDS = frozenset({
     "say", "says", "said", "saying", "tell", "tells", "told", "telling", "talk", "talks",
     "talked", "talking", "get", "gets", "got", "getting", "want", "wants", "wanted",
     "wanting", "happen", "happens", "happened", "happening", "go", "goes", "went", "going",
-    "ask", "asks", "asked", "asking", "many", "much", "several",
+    "ask", "asks", "asked", "asking", "many", "much", "several", "mean", "means", "meant",
+    "meaning",
 })  # fmt: skip
 
 
