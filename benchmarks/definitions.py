@@ -5,11 +5,12 @@ Usage::
     .venv/bin/python benchmarks/definitions.py [--show-misses]
 
 The questions (``benchmarks/data/definitions``) ask what a term is or means over three
-of the new corpora (the collections ``benchmarks/new_corpora.py`` builds, built here
-when missing). Each runs through ``ask`` twice in one process: with the definition step
-(:mod:`sectio.retrieve.definitions`: the defining chunk first, and the
-``defined_term`` answerability rule) and without it (both turned off), side by side:
-first row in a defining section (hit@1) and answered, per corpus.
+of the new corpora and the Argo CD docs (the collections ``benchmarks/new_corpora.py``
+and ``benchmarks/answerability.py`` build, built here when missing). Each runs through
+``ask`` twice in one process: with the definition step (:mod:`sectio.retrieve.definitions`:
+the defining chunk first, and the ``defined_term`` answerability rule) and without it
+(both turned off), side by side: first row in a defining section (hit@1) and answered,
+per corpus.
 """
 
 from __future__ import annotations
@@ -33,22 +34,26 @@ QUESTIONS = ROOT / "benchmarks" / "data" / "definitions" / "questions.jsonl"
 @contextlib.contextmanager
 def without_definitions() -> Iterator[None]:
     """The definition step turned off where the routes and the rule read it."""
+    import sectio.plan.planner as planner
     import sectio.retrieve.answerability.rules.defined as rule
     import sectio.retrieve.routes.fallback as fallback
     import sectio.retrieve.routes.free_form as free_form
 
-    saved = (fallback.definition_first, free_form.definition_first, rule.defined_term)
+    routes = (fallback, free_form, planner)
+    saved = [m.definition_first for m in routes], rule.defined_term
 
     def unchanged(question: str, evidence: Any) -> Any:
         return evidence
 
-    fallback.definition_first = unchanged
-    free_form.definition_first = unchanged
+    for m in routes:
+        m.definition_first = unchanged  # type: ignore[assignment]
     rule.defined_term = lambda question: None
     try:
         yield
     finally:
-        fallback.definition_first, free_form.definition_first, rule.defined_term = saved
+        for m, f in zip(routes, saved[0], strict=True):
+            m.definition_first = f  # type: ignore[assignment]
+        rule.defined_term = saved[1]
 
 
 def run(sx: Any, coll: str, questions: list[dict[str, Any]]) -> list[tuple[bool, bool, str]]:
