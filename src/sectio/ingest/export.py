@@ -113,12 +113,18 @@ def export_shape(path: Path, limits: InputLimits) -> tuple[ExportFields, int] | 
         rows = list(export_records(path, limits))
     except (ContractError, RecordError):
         return None
+    fields = _fields_of(rows)
+    return (fields, len(rows)) if fields else None
+
+
+def _fields_of(rows: list[tuple[int, object]]) -> ExportFields | None:
+    """The export fields of the first of ``rows`` (None: no rows, the first is no object,
+    or it has no text field): its fields holding text or a number, nested ones included."""
     first = rows[0][1] if rows else None
     if not isinstance(first, dict):
         return None
     scalars = {k for k, v in flat(first).items() if isinstance(v, str | int) and v != ""}
-    fields = export_fields(frozenset(scalars))
-    return (fields, len(rows)) if fields else None
+    return export_fields(frozenset(scalars))
 
 
 def flat(row: dict[str, Any]) -> dict[str, Any]:
@@ -162,10 +168,11 @@ def _doc_id(path: Path, n: int, at: int, row: dict[str, Any], ident: str | None)
 
 
 class ExportDoc(NamedTuple):
-    """One record as a document: its id, its Markdown, whether the body was HTML, its
-    link, and its other plain fields."""
+    """One record as a document: its id, its title ('' without one), its Markdown, whether
+    the body was HTML, its link, and its other plain fields."""
 
     doc_id: str
+    title: str
     markdown: str
     html: bool
     url: str | None
@@ -182,13 +189,12 @@ def export_documents(path: Path, limits: InputLimits) -> list[ExportDoc]:
         RecordError: a record that is no object, without its id or its text; names the
             record.
     """
-    shape = export_shape(path, limits)
-    if shape is None:
+    rows = list(export_records(path, limits))
+    fields = _fields_of(rows)
+    if fields is None:
         raise ContractError(f"{path}: not an export: its first record has no text field")
-    fields = shape[0]
     docs: dict[str, ExportDoc] = {}
-    titles: dict[str, str] = {}
-    for n, (at, row) in enumerate(export_records(path, limits), 1):
+    for n, (at, row) in enumerate(rows, 1):
         if not isinstance(row, dict):
             raise RecordError(str(path), at, "<record>", "must be a JSON object")
         row = flat(row)
@@ -205,17 +211,16 @@ def export_documents(path: Path, limits: InputLimits) -> list[ExportDoc]:
             body = html_to_markdown(body).markdown
         first = docs.get(doc_id)
         if first is not None:  # another part of the same document
-            opens = f"## {heading}\n\n" if heading and heading != titles[doc_id] else ""
+            opens = f"## {heading}\n\n" if heading and heading != first.title else ""
             docs[doc_id] = first._replace(
                 markdown=f"{first.markdown.rstrip()}\n\n{opens}{body}", html=first.html or html
             )
             continue
-        titles[doc_id] = heading
         url = next((str(row[k]) for k in URL_FIELDS if isinstance(row.get(k), str)), None)
         used = {fields.ident, fields.text, fields.title} - {None}
         metadata = {k: v for k, v in row.items() if k not in used and _plain(v)}
         markdown = f"# {heading}\n\n{body}" if heading else body
-        docs[doc_id] = ExportDoc(doc_id, markdown, html, url, metadata)
+        docs[doc_id] = ExportDoc(doc_id, heading, markdown, html, url, metadata)
     if not docs:
         raise ContractError(f"{path}: no records")
     return list(docs.values())
