@@ -7,9 +7,9 @@ deployer?" comes nearest the article of the deployers' obligations, which uses t
 ten times. When a question asks what a term is or means (:func:`defined_term`: "what is
 a deployer?", "what does 'provider' mean?", "definition of biometric data", "what
 counts as an AI system?"), the candidate chunk that defines it (:func:`defines`: the
-term, maybe quoted, then "means", "shall mean", "is defined as", "refers to" or a colon
-opening a line) comes first among the kept evidence, taken from the candidates behind
-them if it is there. Nothing else moves; a question that asks something else, or
+term, maybe quoted, then "means", "shall mean", "is defined as" or "refers to"; the term
+in bold opening a list item; in a glossary section, the term and a colon opening a line)
+comes first, taken from the candidates behind it if it is there. Nothing else moves; a question that asks something else, or
 candidates that define nothing, are untouched.
 """
 

@@ -247,9 +247,9 @@ def finder_words(question: str) -> frozenset[str]:
 #: Words a question asks with in any domain, verbs of saying, getting, going and meaning
 #: and the quantifiers of "how many" ("what does refresh mean?", "do I have to tell users
 #: I use a chatbot", "who gets a loan", "how many calls go into one batch"): they carry
-#: no subject, so a collection that
-#: never writes them (a law writes "inform" and "obtain"), or never beside the question's
-#: other words, says nothing about whether it holds the question's subject
+#: no subject, so a collection that never writes them (a law writes "inform" and
+#: "obtain"), or never beside the question's other words, says nothing about whether it
+#: holds the question's subject
 #: (:mod:`~sectio.retrieve.answerability.rules.absent`, ``unseen``).
 ASKING_WORDS = frozenset({
     "say", "says", "said", "saying", "tell", "tells", "told", "telling", "talk", "talks",
