@@ -9,8 +9,8 @@ a deployer?", "what does 'provider' mean?", "definition of biometric data", "wha
 counts as an AI system?"), the candidate chunk that defines it (:func:`defines`: the
 term, maybe quoted, then "means", "shall mean", "is defined as" or "refers to"; the term
 in bold opening a list item; in a glossary section, the term and a colon opening a line)
-comes first, taken from the candidates behind it if it is there. Nothing else moves; a question that asks something else, or
-candidates that define nothing, are untouched.
+comes first, taken from the candidates behind it if it is there. Nothing else moves; a
+question that asks something else, or candidates that define nothing, are untouched.
 """
 
 from __future__ import annotations
