@@ -8,6 +8,7 @@ unfinished addition); then every tenant's count matches its manifest.
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 from pathlib import Path
 
@@ -40,6 +41,36 @@ def info(home: Path, name: str = "default") -> dict[str, object]:
     return json.loads(got.stdout)["collections"][0]
 
 
+# a home holding OLD, and what a reader sees in it
+Loaded = tuple[Path, dict[str, set[str]]]
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Loaded:
+    """A home that holds OLD, ingested once for the module, and what a reader sees in it."""
+    base = tmp_path_factory.mktemp("old-home")
+    home = base / "home"
+    assert run(home, "ingest", str(write_jsonl(base / "old.jsonl", OLD))).returncode == 0
+    return home, docs(home)
+
+
+@pytest.fixture(scope="module")
+def shared_loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home whose collection ``shared`` holds tenant acme (OLD), ingested once."""
+    base = tmp_path_factory.mktemp("shared-home")
+    acme = [{**r, "tenant": "acme"} for r in OLD]
+    src = str(write_jsonl(base / "a.jsonl", acme))
+    assert run(base / "home", "ingest", src, "-c", "shared").returncode == 0
+    return base / "home"
+
+
+def old_home(loaded: Loaded, tmp_path: Path) -> Path:
+    """A copy of the loaded home of its own (a home holds no absolute path)."""
+    home = tmp_path / "home"
+    shutil.copytree(loaded[0], home)
+    return home
+
+
 @pytest.mark.parametrize(
     "point",
     [
@@ -50,10 +81,10 @@ def info(home: Path, name: str = "default") -> dict[str, object]:
     ],
 )
 @pytest.mark.parametrize("command", ["upsert", "sync"])
-def test_kill_during_a_document_write(tmp_path: Path, point: str, command: str) -> None:
-    home = tmp_path / "home"
-    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
-    before = docs(home)
+def test_kill_during_a_document_write(
+    loaded: Loaded, tmp_path: Path, point: str, command: str
+) -> None:
+    home, before = old_home(loaded, tmp_path), loaded[1]
     src = str(write_jsonl(tmp_path / "new.jsonl", NEW))
     args = ["upsert", src] if command == "upsert" else ["ingest", src, "--sync"]
     proc = run(home, *args, SECTIO_FAULT_POINT=point)
@@ -84,18 +115,14 @@ def test_kill_during_a_document_write(tmp_path: Path, point: str, command: str) 
     ],
 )
 def test_killed_tenant_addition_is_never_served_half_loaded(
-    tmp_path: Path, point: str, outcome: str
+    shared_loaded: Path, tmp_path: Path, point: str, outcome: str
 ) -> None:
     home = tmp_path / "home"
-    acme = [{**r, "tenant": "acme"} for r in OLD]
+    shutil.copytree(shared_loaded, home)
     globex = [
         {**chunk(f"g{i}", "s", 0, f"globex text document {i}."), "tenant": "globex"}
         for i in range(40)
     ]
-    assert (
-        run(home, "ingest", str(write_jsonl(tmp_path / "a.jsonl", acme)), "-c", "shared").returncode
-        == 0
-    )
     proc = run(
         home, "ingest", str(write_jsonl(tmp_path / "g.jsonl", globex)), "-c", "shared",
         SECTIO_FAULT_POINT=point, SECTIO_UPSERT_BATCH_SIZE="8",
@@ -121,10 +148,8 @@ WRITE_POINTS = [
 
 
 @pytest.mark.parametrize("point", WRITE_POINTS)
-def test_kill_during_a_delete(tmp_path: Path, point: str) -> None:
-    home = tmp_path / "home"
-    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
-    before = docs(home)
+def test_kill_during_a_delete(loaded: Loaded, tmp_path: Path, point: str) -> None:
+    home, before = old_home(loaded, tmp_path), loaded[1]
     proc = run(home, "delete", "--doc", "d0", "--doc", "d1", SECTIO_FAULT_POINT=point)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert set(info(home)["tenants_not_ready"]) == {"default"}
@@ -139,12 +164,12 @@ def test_kill_during_a_delete(tmp_path: Path, point: str) -> None:
 
 @pytest.mark.parametrize("point", ["edge.journal.writing", *WRITE_POINTS])
 @pytest.mark.parametrize("command", ["upsert", "delete"])
-def test_full_disk_during_a_document_write(tmp_path: Path, point: str, command: str) -> None:
+def test_full_disk_during_a_document_write(
+    loaded: Loaded, tmp_path: Path, point: str, command: str
+) -> None:
     """ENOSPC at a write point: one line; every document old (nothing recorded) or, once
     the journal holds the write, made new by the next ``gc``; counts match after."""
-    home = tmp_path / "home"
-    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
-    before = docs(home)
+    home, before = old_home(loaded, tmp_path), loaded[1]
     src = str(write_jsonl(tmp_path / "new.jsonl", NEW))
     args = ["upsert", src] if command == "upsert" else ["delete", "--doc", "d0"]
     proc = run(home, *args, SECTIO_FAULT_ENOSPC=point)
@@ -169,11 +194,12 @@ def test_full_disk_during_a_document_write(tmp_path: Path, point: str, command: 
 
 
 @pytest.mark.parametrize("command", ["upsert", "delete"])
-def test_kill_right_after_a_document_write_loses_nothing(tmp_path: Path, command: str) -> None:
+def test_kill_right_after_a_document_write_loses_nothing(
+    loaded: Loaded, tmp_path: Path, command: str
+) -> None:
     """The write returned (journal cleared, shard not flushed): killed there, the next
     reader finds every point of it (the shard's write-ahead log), counts as the manifest."""
-    home = tmp_path / "home"
-    assert run(home, "ingest", str(write_jsonl(tmp_path / "old.jsonl", OLD))).returncode == 0
+    home = old_home(loaded, tmp_path)
     src = str(write_jsonl(tmp_path / "new.jsonl", NEW))
     args = ["upsert", src] if command == "upsert" else ["delete", "--doc", "d0"]
     proc = run(home, *args, SECTIO_FAULT_POINT="lifecycle.journal.cleared")
