@@ -44,7 +44,14 @@ def _act() -> list[dict[str, object]]:
 def test_a_definition_question_gets_the_defining_chunk_first(tmp_path: Path) -> None:
     with Sectio(Settings(home=tmp_path / "home", embedder="minilm", traces=False)) as sx:
         sx.ingest(write_jsonl(tmp_path / "act.jsonl", _act()), collection="act")
-        for question in ("what is a miller?", "What does 'miller' mean?", "definition of miller"):
+        asked = (
+            "what is a miller?",
+            "What does 'miller' mean?",
+            "definition of miller",
+            "Who is a miller?",
+            "who are millers?",  # the plural of the defined term
+        )
+        for question in asked:
             result = sx.ask(question, collection="act")
             assert result.evidence, question
             assert result.evidence[0].section_key == "article_3", question

@@ -5,7 +5,7 @@ natural or legal person ...", "\u201cLicensor\u201d shall mean ...", "Ack-elicit
 packet: A QUIC packet that ..."), while the term is used everywhere else: "what is a
 deployer?" comes nearest the article of the deployers' obligations, which uses the word
 ten times. When a question asks what a term is or means (:func:`defined_term`: "what is
-a deployer?", "what does 'provider' mean?", "definition of biometric data", "what
+a deployer?", "who is an importer?", "what does 'provider' mean?", "definition of biometric data", "what
 counts as an AI system?"), the candidate chunk that defines it (:func:`defines`: the
 term, maybe quoted, then "means", "shall mean", "is defined as" or "refers to"; the term
 in bold opening a list item; in a glossary section, the term and a colon opening a line)
@@ -30,8 +30,9 @@ _ASKS = [
         r"^\s*(?:the\s+)?(?:legal\s+)?(?:definition|meaning)\s+of\s+(?:an?\s+|the\s+)?"
         r"(?P<term>.+?)\s*\??\s*$",
         r"^\s*define\s+(?:an?\s+|the\s+)?(?P<term>.+?)\s*\??\s*$",
-        r"^\s*what\s+(?:legally\s+)?counts\s+as\s+(?:an?\s+|the\s+)?(?P<term>.+?)\s*\??\s*$",
+        r"^\s*(?:what|who)\s+(?:legally\s+)?counts\s+as\s+(?:an?\s+|the\s+)?(?P<term>.+?)\s*\??\s*$",
         r"^\s*how\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<term>.+?)\s+defined\s*\??\s*$",
+        r"^\s*who\s+(?:is|are)\s+(?:considered\s+)?(?:an?\s+|the\s+)?(?P<term>.+?)\s*\??\s*$",
     )
 ]
 #: Where a term's text ends and the question's context begins ("a Contribution *in the
@@ -58,6 +59,8 @@ def defined_term(question: str) -> str | None:
         'ai system'
         >>> defined_term("what is a Contribution in the Apache license?")
         'contribution'
+        >>> defined_term("Who is a deployer under the AI Act?")
+        'deployer'
     """
     for pattern in _ASKS:
         m = pattern.match(question)
@@ -73,6 +76,21 @@ def defined_term(question: str) -> str | None:
 #: Section titles of a glossary, where a term opening a line with a colon is defined
 #: ("Terminology", "Definitions", "Terms and definitions", "Glossary").
 _GLOSSARY = re.compile(r"\b(?:terminology|definitions?|glossary|terms)\b", re.IGNORECASE)
+
+
+def _term_pattern(term: str) -> str:
+    """A pattern of ``term``'s words in singular or plural, whichever the question wrote
+    ("distributors" finds "distributor"; "notified body" finds "notified bodies")."""
+    *head, last = re.split(r"[\s\-]+", term)
+    if re.search(r"[^aeiou]ies$", last):
+        last = last[:-3] + "y"
+    elif re.search(r"[^su]s$", last) and len(last) > 3:
+        last = last[:-1]
+    if re.search(r"[^aeiou]y$", last):
+        end = re.escape(last[:-1]) + "(?:y|ies)"
+    else:
+        end = re.escape(last) + "(?:s|es)?"
+    return r"[\s\-]+".join([*(re.escape(w) for w in head), end])
 
 
 def defines(text: str, term: str, section_title: str = "") -> bool:
@@ -98,9 +116,13 @@ def defines(text: str, term: str, section_title: str = "") -> bool:
         True
         >>> defines("Which **Tool** is used to build it", "tool")
         False
+        >>> defines("(7) \u2018distributor\u2019 means a natural", "distributors")
+        True
+        >>> defines("\u2018notified bodies\u2019 means", "notified body")
+        True
     """
-    words = r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", term))
-    quoted = rf"[{_QUOTES}]?{words}s?[{_QUOTES}]?"
+    words = _term_pattern(term)
+    quoted = rf"[{_QUOTES}]?{words}[{_QUOTES}]?"
     said = r"(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to|has\s+the\s+meaning)\b"
     pattern = rf"(?<![\w-]){quoted},?\s+{said}"
     if _GLOSSARY.search(section_title):
@@ -108,7 +130,7 @@ def defines(text: str, term: str, section_title: str = "") -> bool:
     if re.search(pattern, text, re.IGNORECASE):
         return True
     # a definition list: "* **Live state** The live state of that application."
-    listed = rf"(?:^|[*+\-]\s+)\*\*(?i:{words}s?)\*\*:?\s+[A-Z(]"
+    listed = rf"(?:^|[*+\-]\s+)\*\*(?i:{words})\*\*:?\s+[A-Z(]"
     return re.search(listed, text) is not None
 
 
