@@ -5,12 +5,13 @@ natural or legal person ...", "\u201cLicensor\u201d shall mean ...", "Ack-elicit
 packet: A QUIC packet that ..."), while the term is used everywhere else: "what is a
 deployer?" comes nearest the article of the deployers' obligations, which uses the word
 ten times. When a question asks what a term is or means (:func:`defined_term`: "what is
-a deployer?", "who is an importer?", "what does 'provider' mean?", "definition of biometric data", "what
-counts as an AI system?"), the candidate chunk that defines it (:func:`defines`: the
-term, maybe quoted, then "means", "shall mean", "is defined as" or "refers to"; the term
-in bold opening a list item; in a glossary section, the term and a colon opening a line)
-comes first, taken from the candidates behind it if it is there. Nothing else moves; a
-question that asks something else, or candidates that define nothing, are untouched.
+a deployer?", "who is an importer?", "what does 'provider' mean?", "definition of
+biometric data", "what counts as an AI system?"), the candidate chunk that defines it
+(:func:`defines`: the term, maybe quoted, in the singular or the plural, then "means",
+"shall mean", "is defined as" or "refers to"; the term in bold opening a list item; in a
+glossary section, the term and a colon opening a line) comes first, taken from the
+candidates behind it if it is there. Nothing else moves; a question that asks something
+else, or candidates that define nothing, are untouched.
 """
 
 from __future__ import annotations
