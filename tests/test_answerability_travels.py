@@ -417,7 +417,10 @@ def test_the_cli_names_the_measure_and_threshold_that_decided() -> None:
     assert why(report) == "rule catalog: closest page 0.210 <= catalog floor 0.220"
     report.signals.rule, report.uncovered = "unknown_name", ["zorbitrex"]
     report.signals.weighed = ["pvc"]
-    assert why(report) == "rule unknown_name: not covered: zorbitrex (weighed, not vetoed: pvc)"
+    assert (
+        why(report)
+        == "rule unknown_name: not in the collection: zorbitrex (weighed, not vetoed: pvc)"
+    )
 
 
 def test_info_shows_the_thresholds_per_tenant(sx: Sectio, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -205,6 +205,35 @@ def test_playground_end_to_end_in_headless_chromium(server: str, tmp_path: Path)
     assert shot.stat().st_size > 10_000
 
 
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium not installed"
+)
+def test_playground_explains_an_abstention_as_the_cli_does(server: str) -> None:
+    """An ABSTAIN in the playground names its rule and its words for what they are (an
+    unknown name: not in the collection), as ``sectio ask`` writes them."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM, "CI must install Debian's chromium (.ci/run does)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page()
+        page.goto(server + "/")
+        page.fill("#apikey", "key-acme")
+        page.dispatch_event("#apikey", "change")
+        page.wait_for_function("document.querySelector('#collection').options.length > 1")
+        page.select_option("#collection", "zoo")
+        page.fill("#query", "where do Okapis live?")
+        page.click("#go")
+        page.wait_for_selector("#why")
+        decision, why = page.inner_text("#decision"), page.inner_text("#why")
+        rule, words = page.inner_text("#why-rule"), page.inner_text("#why-words")
+        browser.close()
+    assert (decision, rule, words) == ("ABSTAIN", "unknown_name", "okapis")
+    assert "not in the collection: okapis" in why
+
+
 def _shown(place: dict[str, Any] | None, fusion: bool) -> str:
     """How the playground writes one list's place (see ``renderScores`` in index.html)."""
     if place is None:

@@ -277,7 +277,7 @@ def test_an_abstention_says_why_in_the_human_output(sx: Sectio) -> None:
     )
     abstained = answered.model_copy(update={"decision": "ABSTAIN", "details": why})
     assert abstention_lines(abstained) == [
-        "  rule subject: not covered: zoloft",
+        "  rule subject: decided by: zoloft",
         "  no document of: Zoloft -> sertraline",
         "  closest documents: Metformin, x",
     ]
@@ -298,7 +298,7 @@ def test_an_abstention_says_why_in_the_human_output(sx: Sectio) -> None:
     )
     named = answered.model_copy(update={"decision": "ABSTAIN", "details": combo})
     assert abstention_lines(named) == [
-        "  rule combination_ingredients: not covered: x",
+        "  rule combination_ingredients: decided by: x",
         "  no document of the combination: metformin + x",
     ]
 

@@ -1,6 +1,8 @@
 """One line that says why a turn abstained: the rule, the measure and the threshold it
-missed, or the words that decided (the CLI's ``ask`` prints it; the playground writes
-the same from ``details.answerability``).
+missed, and the words that decided, named for what they are: not in the collection
+(``unknown_name``, ``absent_words``), never written together (``unseen_pairs``), not
+in the evidence (``coverage``) (the CLI's ``ask`` prints it; the playground writes the
+same from ``details.answerability``).
 
 Example:
     >>> from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
@@ -10,21 +12,35 @@ Example:
     ...     thresholds=Thresholds(min_coverage=0.5, dense_floor=0.25))
     >>> why(report)
     'rule dense: best cosine 0.210 <= floor 0.250'
+    >>> report.signals.rule, report.uncovered = "unseen_pairs", ["company", "fined"]
+    >>> why(report)
+    'rule unseen_pairs: never written together: company, fined'
 """
 
 from __future__ import annotations
 
 from sectio.contract.diagnostics import VerdictReport
 
+#: What the words that decided are, by the rule that named them ("decided by" otherwise).
+WORDS_ARE = {
+    "unknown_name": "not in the collection",
+    "absent_words": "not in the collection",
+    "unseen_pairs": "never written together",
+    "coverage": "not in the evidence",
+    "guest_name": "names the collection mentions rarely, far from the evidence",
+}
+
 
 def why(report: VerdictReport) -> str:
-    """``rule R: <measure> <op> <threshold>`` (or ``: not covered: <words>``): the module doc."""
+    """``rule R: <measure> <op> <threshold>`` and ``<what the words are>: <words>`` (the
+    module doc; :data:`WORDS_ARE`)."""
     s = report.signals
     rule = s.rule or "?"
     measure = _measure(report)
     line = f"rule {rule}" + (f": {measure}" if measure else "")
     if report.uncovered:
-        line += f"{';' if measure else ':'} not covered: {', '.join(report.uncovered)}"
+        said = WORDS_ARE.get(rule, "decided by")
+        line += f"{';' if measure else ':'} {said}: {', '.join(report.uncovered)}"
     if s.weighed:
         line += f" (weighed, not vetoed: {', '.join(s.weighed)})"
     return line
