@@ -549,3 +549,43 @@ def test_a_drafted_profile_keeps_the_collections_bm25_settings(tmp_path: Path) -
     drafted = load_profile(out)
     assert drafted.engine == "router" and drafted.lexical == vi.lexical
     assert drafted.lexical.fold_diacritics and drafted.lexical.language == "none"
+
+
+def test_a_draft_of_a_collection_lists_its_sections_in_the_books_order(tmp_path: Path) -> None:
+    """The engine returns points in no order, and keys sort otherwise than a law reads
+    (annexes, articles, recitals; "annex_x" before "annex_ii" as text): the draft lists
+    the sections as the source did, also after another tenant's replace copied them."""
+    from sectio.retrieve.learned.report import collection_payloads
+
+    keys = [
+        "recital_2",
+        "recital_17",
+        "article_1",
+        "article_2",
+        "article_10",
+        "annex_ii",
+        "annex_x",
+    ]
+    rows = [
+        {
+            **chunk("act", key, part, f"{key} text {part}.", doc_title=ACT, section_title=key),
+            "tenant": "acme",
+        }
+        for key in keys
+        for part in range(2)
+    ]
+    other = [{**chunk("g", "s", 0, "globex text."), "tenant": "globex"}]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "acme.jsonl", rows), collection="c")
+        s.ingest(write_jsonl(tmp_path / "g.jsonl", other), collection="c")
+        s.ingest(write_jsonl(tmp_path / "g.jsonl", other), collection="c", replace=True)
+        drafted = tmp_path / "drafted.toml"
+        drafted.write_text(s.draft_profile(collection="c", tenant="acme"))
+        assert [sec.key for sec in load_profile(drafted).sections] == keys
+        stored = collection_payloads(s.collection("c"), "acme")
+        assert [(p["section_key"], p["part_index"]) for p in stored][:3] == [
+            ("recital_2", 0),
+            ("recital_2", 1),
+            ("recital_17", 0),
+        ]
+        assert all("_sectio" not in p for p in stored)  # the record as it came

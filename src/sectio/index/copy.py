@@ -30,6 +30,7 @@ from sectio.index.port import (
     WriteSize,
     dense_rows,
 )
+from sectio.index.qdrant.layout import with_ordinal
 
 
 @dataclass(frozen=True)
@@ -251,9 +252,8 @@ def copy_points(
                 raise VectorSizeError(
                     f"point {p.id} of {label} has no dense vector of length {manifest.dimensions}"
                 )
-            points.append(
-                PointData(id=p.id, dense=p.dense, sparse=p.sparse or {}, payload=p.payload)
-            )
+            payload = with_ordinal(p.payload, p.ordinal)
+            points.append(PointData(id=p.id, dense=p.dense, sparse=p.sparse or {}, payload=payload))
         target.index.upsert(points)
         copied += len(points)
         if progress:

@@ -102,7 +102,9 @@ class PointData:
 class StoredPoint:
     """One point read back. ``score`` is set by searches, None for scroll/retrieve.
 
-    ``dense`` and ``sparse`` are set only when vectors were asked for.
+    ``dense`` and ``sparse`` are set only when vectors were asked for. ``ordinal``: the
+    record's place among its document's as its source listed them (None: written before
+    records kept one).
     """
 
     id: str
@@ -111,6 +113,7 @@ class StoredPoint:
     dense: StoredDense | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     sparse: dict[str, SparseVec] | None = None
+    ordinal: int | None = None
 
 
 @dataclass(frozen=True)

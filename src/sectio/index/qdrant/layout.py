@@ -58,10 +58,50 @@ def flag_key(flag: str) -> str:
 
 
 def engine_payload(payload: dict[str, Any]) -> dict[str, Any]:
-    """The stored payload: the whole record, plus filterable copies under ``_sectio``."""
+    """The stored payload: the whole record, plus filterable copies under ``_sectio`` (and
+    what the writer put there already: the record's :data:`ORDINAL`)."""
     out = dict(payload)
-    out[RESERVED] = {flag: 1 if payload.get(flag) else 0 for flag in FLAG_FIELDS}
+    kept = payload.get(RESERVED)
+    out[RESERVED] = {
+        **(kept if isinstance(kept, dict) else {}),
+        **{flag: 1 if payload.get(flag) else 0 for flag in FLAG_FIELDS},
+    }
     return out
+
+
+#: A record's place among its document's records as the source listed them (the book's
+#: order, which chunk ids and section keys need not follow), kept under ``_sectio``.
+ORDINAL = "ordinal"
+
+
+def with_ordinals(payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``payloads`` (records' payloads, in source order), each with its :data:`ORDINAL`
+    among its document's under ``_sectio``; the record itself is unchanged.
+
+    Example:
+        >>> rows = with_ordinals([{"doc_id": "a"}, {"doc_id": "b"}, {"doc_id": "a"}])
+        >>> [ordinal(r) for r in rows], user_payload(rows[2])
+        ([0, 0, 1], {'doc_id': 'a'})
+    """
+    seen: dict[Any, int] = {}
+    out = []
+    for p in payloads:
+        n = seen.get(p.get("doc_id"), 0)
+        seen[p.get("doc_id")] = n + 1
+        out.append(with_ordinal(p, n))
+    return out
+
+
+def with_ordinal(payload: dict[str, Any], n: int | None) -> dict[str, Any]:
+    """``payload`` to write with its :data:`ORDINAL` ``n`` (unchanged for None)."""
+    return payload if n is None else {**payload, RESERVED: {ORDINAL: n}}
+
+
+def ordinal(payload: dict[str, Any]) -> int | None:
+    """A stored record's :data:`ORDINAL` (None: written before records kept one)."""
+    kept = payload.get(RESERVED)
+    value = kept.get(ORDINAL) if isinstance(kept, dict) else None
+    return value if isinstance(value, int) else None
 
 
 def user_payload(payload: dict[str, Any] | None) -> dict[str, Any]:

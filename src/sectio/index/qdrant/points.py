@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from sectio.index.port import DENSE, PointData, SparseVec, StoredPoint, stored_dense
-from sectio.index.qdrant.layout import user_payload
+from sectio.index.qdrant.layout import ordinal, user_payload
 
 
 def point_vectors(point: PointData, sparse: Callable[[SparseVec], Any]) -> dict[str, Any]:
@@ -49,4 +49,5 @@ def stored_point(record: Any, sparse_type: type[Any], with_vectors: bool = False
         score=getattr(record, "score", None),
         dense=dense,
         sparse=sparse,
+        ordinal=ordinal(record.payload or {}),
     )

@@ -4,9 +4,10 @@
 sections in book order (the order they first appear in, documents in order),
 each with its most common title, the phrases learned for it (its numbered
 forms and title phrases; a shared key's words and titles), a guess of the
-intro sections (an abstract, preamble, overview, introduction or scope
-section; else the first), and one placeholder example question each. The
-draft parses as a profile (:func:`~sectio.contract.profile.load_profile`).
+intro sections (an abstract, preamble, overview, introduction, summary, scope or
+purpose section, the word whole: not the "purpose" of "general-purpose"; else the
+first), and one placeholder example question each. The draft parses as a profile
+(:func:`~sectio.contract.profile.load_profile`).
 
 Example:
     >>> text = draft_profile(
@@ -19,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -28,7 +30,6 @@ from sectio.retrieve.learned.docs_draft import draft_docs_profile
 from sectio.retrieve.learned.numbers import Number
 from sectio.retrieve.learned.toml_text import lexical_lines, toml_value
 from sectio.retrieve.learned.vocabulary import LearnedVocabulary, title_phrases
-from sectio.retrieve.text import tokens
 
 #: Words of a title that make its section a guess for the overview's intro.
 INTRO_WORDS = frozenset(
@@ -89,7 +90,7 @@ def draft_profile(
         return draft_docs_profile(payloads, name=name, source=source, lexical=lexical)
     vocab = LearnedVocabulary.from_payloads(payloads, content=content)
     sections = _book_order(payloads)
-    intro = {k for k, t in sections if INTRO_WORDS & set(tokens(t.most_common(1)[0][0]))}
+    intro = {k for k, t in sections if _introduces(t.most_common(1)[0][0])}
     if not intro and sections:
         intro = {sections[0][0]}
     described = f"Drafted from {source or 'a corpus'}"
@@ -121,6 +122,18 @@ def draft_profile(
         if key in intro:
             lines.append("intro = true")
     return "\n".join(lines) + "\n"
+
+
+def _introduces(title: str) -> bool:
+    """Whether ``title`` names an intro section: one of its words is one of
+    :data:`INTRO_WORDS`, whole ("Article 2 - Material scope", "1. Introduction"; not the
+    "purpose" of "general-purpose AI models").
+
+    Example:
+        >>> [_introduces(t) for t in ("Article 2 - Material scope", "General-purpose AI")]
+        [True, False]
+    """
+    return bool(INTRO_WORDS & set(re.findall(r"\w+(?:[-'\u2019]\w+)*", title.lower())))
 
 
 def _example(title: str, content: Callable[[str], bool]) -> str:

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from sectio.index.collection import Collection
+from sectio.index.port import StoredPoint
 from sectio.retrieve.learned.vocabulary import LearnedVocabulary
 from sectio.retrieve.reads import TenantGuard, scroll_all
 
@@ -18,19 +19,21 @@ from sectio.retrieve.reads import TenantGuard, scroll_all
 def collection_payloads(
     coll: Collection, tenant: str, guard: TenantGuard | None = None
 ) -> list[dict[str, Any]]:
-    """Every stored record of ``tenant`` in ``coll``, in a stable order close to the book's:
-    by document, then section key with its numbers read as numbers (``s2`` before
-    ``s10``), then ``part_index`` (the engine's own order is random)."""
+    """Every stored record of ``tenant`` in ``coll`` in the book's order (the engine's own
+    is random): by document, then each record's place in its document as the source
+    listed it (:attr:`~sectio.index.port.StoredPoint.ordinal`); a record written before
+    records kept theirs by section key with its numbers read as numbers (``s2`` before
+    ``s10``), then ``part_index``."""
     points = scroll_all(coll.index, tenant, guard=guard, page=512, route="catalog")
-    payloads = [p.payload for p in points]
-    payloads.sort(
-        key=lambda p: (
-            str(p.get("doc_id")),
-            natural(str(p.get("section_key"))),
-            int(p.get("part_index") or 0),
-        )
-    )
-    return payloads
+
+    def place(point: StoredPoint) -> tuple[Any, ...]:
+        p = point.payload
+        if point.ordinal is not None:
+            return (str(p.get("doc_id")), 0, point.ordinal)
+        key = natural(str(p.get("section_key")))
+        return (str(p.get("doc_id")), 1, key, int(p.get("part_index") or 0))
+
+    return [p.payload for p in sorted(points, key=place)]
 
 
 def natural(key: str) -> tuple[tuple[int, int | str], ...]:
