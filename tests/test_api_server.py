@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -205,12 +206,9 @@ def test_playground_end_to_end_in_headless_chromium(server: str, tmp_path: Path)
     assert shot.stat().st_size > 10_000
 
 
-@pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium not installed"
-)
-def test_playground_explains_an_abstention_as_the_cli_does(server: str) -> None:
-    """An ABSTAIN in the playground names its rule and its words for what they are (an
-    unknown name: not in the collection), as ``sectio ask`` writes them."""
+@contextlib.contextmanager
+def zoo_page(server: str) -> Iterator[Any]:
+    """The playground in headless Chromium, tenant acme's key set, collection ``zoo``."""
     from playwright.sync_api import sync_playwright
 
     assert CHROMIUM, "CI must install Debian's chromium (.ci/run does)"
@@ -224,12 +222,24 @@ def test_playground_explains_an_abstention_as_the_cli_does(server: str) -> None:
         page.dispatch_event("#apikey", "change")
         page.wait_for_function("document.querySelector('#collection').options.length > 1")
         page.select_option("#collection", "zoo")
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium not installed"
+)
+def test_playground_explains_an_abstention_as_the_cli_does(server: str) -> None:
+    """An ABSTAIN in the playground names its rule and its words for what they are (an
+    unknown name: not in the collection), as ``sectio ask`` writes them."""
+    with zoo_page(server) as page:
         page.fill("#query", "where do Okapis live?")
         page.click("#go")
         page.wait_for_selector("#why")
         decision, why = page.inner_text("#decision"), page.inner_text("#why")
         rule, words = page.inner_text("#why-rule"), page.inner_text("#why-words")
-        browser.close()
     assert (decision, rule, words) == ("ABSTAIN", "unknown_name", "okapis")
     assert "not in the collection: okapis" in why
 
@@ -247,19 +257,7 @@ def _shown(place: dict[str, Any] | None, fusion: bool) -> str:
 def test_playground_shows_what_ranked_each_search_hit(server: str) -> None:
     """Hybrid search in the playground: each hit shows the fusion value, its cosine and
     BM25 with their ranks ('-' where it was not a candidate), as the API answered the page."""
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM, "CI must install Debian's chromium (.ci/run does)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
-        page = browser.new_page()
-        page.goto(server + "/")
-        page.fill("#apikey", "key-acme")
-        page.dispatch_event("#apikey", "change")
-        page.wait_for_function("document.querySelector('#collection').options.length > 1")
-        page.select_option("#collection", "zoo")
+    with zoo_page(server) as page:
         page.select_option("#mode", "hybrid")
         page.fill("#query", ZOO_QUERY)
         with page.expect_response("**/v1/search") as response:
@@ -275,7 +273,6 @@ def test_playground_shows_what_ranked_each_search_hit(server: str) -> None:
                     s => [s.dataset.list, s.textContent]))
             }))""",
         )
-        browser.close()
     assert [s["chunk"] for s in shown] == [h["chunk_id"] for h in hits]
     assert [s["rank"] for s in shown] == [f"#{i}" for i in range(1, len(hits) + 1)]
     titles = {"fusion": "fusion", "dense": "cosine", "bm25": "bm25"}
