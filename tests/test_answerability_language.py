@@ -111,6 +111,10 @@ def test_minilm_over_vietnamese_warns_at_ingest_and_in_info(
     human = runner.invoke(cli, ["info", "-c", "vi"])
     assert "language vi, bank vi" in human.output
     assert "warning: the collection reads as vi" in human.output
+    # an abstention on weak evidence says why the cosines say little, where it is read
+    asked = runner.invoke(cli, ["ask", "Gia đình có trách nhiệm gì về pháp luật?", "-c", "vi"])
+    assert asked.output.startswith("ABSTAIN (weak_evidence)"), asked.output
+    assert "  warning: the collection reads as vi" in asked.output
 
 
 def test_an_english_collection_on_minilm_warns_nothing() -> None:

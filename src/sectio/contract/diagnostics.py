@@ -286,6 +286,9 @@ class Thresholds(Facts):
     strong_coverage: float | None = None
     margin_scale: float | None = None
     rerank_floor: float | None = None
+    #: On a weak-evidence abstention: the embedding model reads English only and the
+    #: collection another language (its cosines, and so the floors, say little).
+    model_mismatch: str | None = None
 
 
 class ClosestDocument(Facts):

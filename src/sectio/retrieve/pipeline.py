@@ -47,12 +47,13 @@ from sectio.index.filters import Eq, tenant_where
 from sectio.rerank import rerank_fail_open
 from sectio.retrieve import answerability as ans
 from sectio.retrieve.answerability.rules import with_rules_before
-from sectio.retrieve.calibration import FusionCalibration, dense_floor
+from sectio.retrieve.calibration import FusionCalibration, dense_floor, tenant_calibration
 from sectio.retrieve.decision import decide
 from sectio.retrieve.domain import DomainPack
 from sectio.retrieve.facets import Assessment, FacetContext, assess
 from sectio.retrieve.fusion import FusionParams
 from sectio.retrieve.hydrate import hydrate_parents
+from sectio.retrieve.language import model_mismatch
 from sectio.retrieve.packing import pack
 from sectio.retrieve.policy import EvidencePolicy
 from sectio.retrieve.reads import TenantGuard
@@ -313,6 +314,11 @@ class Pipeline:
         verdict = self.judge.judge(
             turn, view.stats, dense_floor=floor, subjects=view.subjects, catalog=catalog
         )
+        if verdict.reason == ans.WEAK_EVIDENCE and floor is not None:
+            languages = tenant_calibration(scope).languages
+            verdict.thresholds.model_mismatch = model_mismatch(
+                self.collection.manifest.model_id, languages
+            )
         ans.apply(outcome, verdict, turn)
 
     def catalog_match(self, scope: ReadScope, question: str) -> ans.CatalogMatch | None:

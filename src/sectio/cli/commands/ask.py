@@ -62,8 +62,9 @@ def abstention_lines(result: RetrievalResult) -> list[str]:
     In order: the rule that decided, the measure and threshold it missed and
     what the evidence does not cover (:func:`~sectio.contract.explain.why`), the
     brands read as medicines the collection holds no label of, a combination
-    product the question names by its ingredients, and the closest documents
-    (what the collection does cover). Nothing for other decisions.
+    product the question names by its ingredients, the closest documents (what
+    the collection does cover), and, on weak evidence, an embedding model that
+    does not read the collection's language. Nothing for other decisions.
     """
     ans = result.details.answerability
     if result.decision != "ABSTAIN" or ans is None:
@@ -82,6 +83,8 @@ def abstention_lines(result: RetrievalResult) -> list[str]:
     closest = [d.doc_title or d.doc_id for d in ans.closest_documents]
     if closest:
         lines.append(f"  closest documents: {', '.join(closest)}")
+    if ans.thresholds.model_mismatch:
+        lines.append(f"  warning: {ans.thresholds.model_mismatch}")
     return lines
 
 
