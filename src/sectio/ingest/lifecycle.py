@@ -43,7 +43,7 @@ from sectio.index.ids import point_id_for
 from sectio.index.lexical import LexicalEncoder
 from sectio.index.manifest import Manifest
 from sectio.index.port import IndexBackend, Journaled, PointData, VectorIndex
-from sectio.index.qdrant.layout import user_payload, with_ordinals
+from sectio.index.qdrant.layout import ordinals, user_payload, with_ordinal
 from sectio.ingest import journal
 from sectio.ingest.doc_hashes import (
     DocEntry,
@@ -363,10 +363,12 @@ def prepare(
         batch_size=batch_size,
         dense_window_tokens=manifest.dense_window_tokens,
     )
-    payloads = with_ordinals([r.payload() for r in records])
+    places = ordinals(r.doc_id for r in records)
     points = tuple(
-        PointData(id=point_id_for(r.chunk_id), dense=d, sparse=s, payload=p)
-        for r, d, s, p in zip(records, dense, sparse, payloads, strict=True)
+        PointData(
+            id=point_id_for(r.chunk_id), dense=d, sparse=s, payload=with_ordinal(r.payload(), n)
+        )
+        for r, d, s, n in zip(records, dense, sparse, places, strict=True)
     )
     return Prepared(
         plan,

@@ -36,7 +36,7 @@ from sectio.index.ids import point_id_for
 from sectio.index.lexical import LexicalEncoder
 from sectio.index.manifest import Manifest, assert_compatible
 from sectio.index.port import IndexBackend, IndexSpec, LoadTarget, PointData
-from sectio.index.qdrant.layout import with_ordinals
+from sectio.index.qdrant.layout import ordinals, with_ordinal
 from sectio.ingest import journal
 from sectio.ingest.embedding import embed_records
 from sectio.ingest.phases import PhaseClock
@@ -420,7 +420,7 @@ def _write_points(target: LoadTarget, plan: LoadPlan, clock: PhaseClock) -> int:
         dense_window_tokens=options.dense_window_tokens,
     )
     total, batch_size = len(records), options.batch_size
-    payloads = with_ordinals([r.payload() for r in records])
+    places = ordinals(r.doc_id for r in records)
     with clock.phase("upsert", total=total) as tick:
         for start in range(0, total, batch_size):
             picked = range(start, min(start + batch_size, total))
@@ -430,7 +430,7 @@ def _write_points(target: LoadTarget, plan: LoadPlan, clock: PhaseClock) -> int:
                         id=point_id_for(records[i].chunk_id),
                         dense=dense[i],
                         sparse=sparse[i],
-                        payload=payloads[i],
+                        payload=with_ordinal(records[i].payload(), places[i]),
                     )
                     for i in picked
                 ]

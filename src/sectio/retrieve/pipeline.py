@@ -315,10 +315,7 @@ class Pipeline:
             turn, view.stats, dense_floor=floor, subjects=view.subjects, catalog=catalog
         )
         if verdict.reason == ans.WEAK_EVIDENCE and floor is not None:
-            languages = tenant_calibration(scope).languages
-            verdict.thresholds.model_mismatch = model_mismatch(
-                self.collection.manifest.model_id, languages
-            )
+            verdict.thresholds.model_mismatch = self.model_mismatch(scope)
         ans.apply(outcome, verdict, turn)
 
     def catalog_match(self, scope: ReadScope, question: str) -> ans.CatalogMatch | None:
@@ -337,6 +334,16 @@ class Pipeline:
         if scope.tenant not in self._catalog_floors:
             self._catalog_floors[scope.tenant] = dense_floor(scope, pct, where)
         return ans.CatalogMatch(float(hits[0].score or 0.0), self._catalog_floors[scope.tenant])
+
+    def model_mismatch(self, scope: ReadScope) -> str | None:
+        """The line saying the embedding model does not read the tenant's language
+        (:func:`~sectio.retrieve.language.model_mismatch`), from the calibration the floor
+        was read from; None under a profile's fixed floor, which reads none (measuring
+        one there would put a calibration on the path of a question)."""
+        if self.collection.profile.answerability.dense_floor is not None:
+            return None
+        languages = tenant_calibration(scope).languages
+        return model_mismatch(self.collection.manifest.model_id, languages)
 
     def dense_floor(self, scope: ReadScope) -> float:
         """The tenant's calibrated dense floor (the profile's fixed one when it sets one)."""

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -74,21 +75,23 @@ def engine_payload(payload: dict[str, Any]) -> dict[str, Any]:
 ORDINAL = "ordinal"
 
 
-def with_ordinals(payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``payloads`` (records' payloads, in source order), each with its :data:`ORDINAL`
-    among its document's under ``_sectio``; the record itself is unchanged.
+def ordinals(doc_ids: Iterable[Any]) -> list[int]:
+    """Each record's :data:`ORDINAL`, given the records' doc ids in source order: its place
+    among its document's records.
 
     Example:
-        >>> rows = with_ordinals([{"doc_id": "a"}, {"doc_id": "b"}, {"doc_id": "a"}])
-        >>> [ordinal(r) for r in rows], user_payload(rows[2])
-        ([0, 0, 1], {'doc_id': 'a'})
+        >>> ordinals(["a", "b", "a"])
+        [0, 0, 1]
+        >>> row = with_ordinal({"doc_id": "a"}, 1)
+        >>> ordinal(row), user_payload(row)
+        (1, {'doc_id': 'a'})
     """
     seen: dict[Any, int] = {}
     out = []
-    for p in payloads:
-        n = seen.get(p.get("doc_id"), 0)
-        seen[p.get("doc_id")] = n + 1
-        out.append(with_ordinal(p, n))
+    for doc_id in doc_ids:
+        n = seen.get(doc_id, 0)
+        seen[doc_id] = n + 1
+        out.append(n)
     return out
 
 
