@@ -404,3 +404,74 @@ def test_a_laws_unit_labels_on_lines_of_their_own_are_headings(tmp_path: Path) -
     assert "Article 1 shall apply." in titles["Article 2 - Scope"].text
     assert "Each brewery shall keep records." in titles["Article 3"].text
     assert records[0].doc_title == "regulation"
+
+
+#: A manual page as Git writes its own (Documentation/git-*.adoc): two-line titles, a
+#: synopsis of bracketed options, labeled lists, ``linkgit:`` macros, an open block, list
+#: continuations and a listing block right after a paragraph that ends with a colon.
+MANPAGE = """\
+git-zed(1)
+==========
+
+NAME
+----
+git-zed - Frob the working tree
+
+SYNOPSIS
+--------
+[synopsis]
+git zed [-a | --all] [--dry-run]
+\t[--] [<pathspec>...]
+
+DESCRIPTION
+-----------
+Frob every tracked file, as linkgit:git-add[1] stages them.
++
+A file is not frobbed when:
++
+--
+* it is ignored,
+* it is a submodule.
+--
+
+OPTIONS
+-------
+`-a`::
+`--all`::
+\tFrob untracked files too.
+
+EXAMPLES
+--------
+Frob everything, then look:
+------------
+$ git zed --all
+$ git status
+------------
+"""
+
+
+def test_a_git_manual_page_reads_its_two_line_titles_synopsis_and_options(
+    tmp_path: Path,
+) -> None:
+    """Before: ``----`` under NAME opened a listing block, so the whole page after it was
+    one code block under the page title (30 Git pages: 1 heading each, 93% of the text
+    past what the model reads)."""
+    (tmp_path / "git-zed.adoc").write_text(MANPAGE, encoding="utf-8")
+    records = [r.model_dump() for r in read_source(tmp_path, "markdown").records]
+    d0 = [r for r in records if r.get("layer", "D0") == "D0"]
+    assert {r["doc_title"] for r in d0} == {"git-zed(1)"}
+    by_section: dict[str, list[dict]] = {}
+    for r in d0:
+        by_section.setdefault(r["section_title"], []).append(r)
+    assert {"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXAMPLES"} <= set(by_section)
+    synopsis = " ".join(r["text"] for r in by_section["SYNOPSIS"])
+    assert "[--dry-run]" in synopsis and "[<pathspec>...]" in synopsis  # not dropped
+    description = " ".join(r["text"] for r in by_section["DESCRIPTION"])
+    assert "git-add stages them" in description  # the macro reads as its target
+    assert "it is a submodule" in description  # the open block's list stays prose
+    assert all(r["block_type"] == "prose" for r in by_section["DESCRIPTION"])
+    options = " ".join(r["text"] for r in by_section["OPTIONS"])
+    assert "**`--all`**" in options and "Frob untracked files too." in options
+    code = [r for r in by_section["EXAMPLES"] if r["block_type"] == "code"]
+    assert len(code) == 1 and "$ git zed --all" in code[0]["text"]
+    assert by_section["OPTIONS"][0]["source_refs"][0]["line"] == 27  # the file's own line

@@ -14,12 +14,17 @@ Markdown table's header line, ``#+BEGIN_SRC lang`` /
 ``#+BEGIN_EXAMPLE`` code, ``[[url][text]]`` a link, ``=code=`` and ``~code~`` code
 spans; other ``#+`` lines, ``# `` comments and property drawers are dropped.
 
-AsciiDoc: ``= Title``, ``== Section``, ... headings; ``----`` listing and
-``....`` literal blocks code (``[source,lang]`` gives the language); ``====``,
-``****``, ``____`` block delimiters, attribute entries, block attributes,
-anchors, ``include::`` and ``//`` comments dropped; ``NOTE:`` (and the other
-admonitions) bold; ``.Title`` block titles bold; ``url[text]``, ``link:``,
-``xref:`` and ``<<id,text>>`` links; ``*`` and ``.`` list items Markdown items.
+AsciiDoc: ``= Title``, ``== Section``, ... headings, and the two-line titles of
+older trees (Git's manual pages: a title, then a line of ``=``, ``-``, ``~``,
+``^`` or ``+`` as long as it, give or take one: :func:`two_line_level`); ``----``
+listing and ``....`` literal blocks code (``[source,lang]`` gives the language);
+``====``, ``****``, ``____`` block delimiters, attribute entries, block
+attributes, anchors, ``include::`` and ``//`` comments dropped; ``NOTE:`` (and
+the other admonitions) bold; ``.Title`` block titles bold; a labeled list's
+term (``--all::``) bold; ``url[text]``, ``link:``, ``xref:`` and
+``<<id,text>>`` links, any other inline macro its target or text
+(``linkgit:git-add[1]`` reads ``git-add``); ``*`` and ``.`` list items
+Markdown items.
 
 Example:
     >>> print(org_to_markdown("#+TITLE: Zed\\n* Usage :cli:\\nRun =zed=, see [[https://z.org][site]]."))
@@ -105,9 +110,14 @@ def _org_inline(text: str) -> str:
 
 _AD_HEADING = re.compile(r"^(={1,6})\s+(\S.*)$")
 _AD_LISTING = re.compile(r"^(-{4,}|\.{4,})\s*$")
-_AD_DELIMITER = re.compile(r"^(={4,}|\*{4,}|_{4,}|\+{4,})\s*$")
+#: Block delimiters, dropped: example, sidebar, quote and passthrough blocks, an open
+#: block's ``--``, a list continuation's ``+`` (Markdown would read a short run of ``-``
+#: or ``=`` under a paragraph as that paragraph's heading).
+_AD_DELIMITER = re.compile(r"^(={4,}|\*{4,}|_{4,}|\+{4,}|-{1,3}|={1,3}|\+)\s*$")
 _AD_COMMENT_BLOCK = re.compile(r"^/{4,}\s*$")
-_AD_DROPPED = re.compile(r"^(:[\w-]+!?:.*|//(?!/).*|include::.*\[.*\]|\[\[.*\]\]|\[.*\])\s*$")
+#: Lines dropped, written from the first column: attribute entries, comments, includes,
+#: anchors and block attributes (``[source,sh]``; not a synopsis's ``[-a] [--all]``).
+_AD_DROPPED = re.compile(r"^(:[\w-]+!?:.*|//(?!/).*|include::.*\[.*\]|\[\[.*\]\]|\[[^\[\]]*\])\s*$")
 _AD_SOURCE = re.compile(r"^\[(?:source|listing)?,\s*([\w+#.-]+)", re.IGNORECASE)
 _AD_ADMONITION = re.compile(r"^(NOTE|TIP|IMPORTANT|WARNING|CAUTION):\s+")
 _AD_BLOCK_TITLE = re.compile(r"^\.([A-Za-z0-9].*)$")
@@ -115,6 +125,37 @@ _AD_LIST = re.compile(r"^(\*+|\.+)\s+(\S.*)$")
 _AD_URL = re.compile(r"(?:link:)?((?:https?|ftp|mailto):[^\s\[]+|[^\s\[:]+\.\w+)\[([^\]]*)\]")
 _AD_XREF = re.compile(r"xref:([^\s\[]+)\[([^\]]*)\]")
 _AD_ANCHOR_REF = re.compile(r"<<([^,>]+)(?:,\s*([^>]+))?>>")
+#: Any other inline macro, ``name:target[text]`` (``linkgit:git-add[1]``, ``kbd:[Ctrl+C]``).
+_AD_MACRO = re.compile(r"\b[a-z][\w-]*:([^\s\[:]*)\[([^\]]*)\]")
+#: A labeled list's term: ``--all::``, ``Term:::``, ``Term;;``.
+_AD_LABEL = re.compile(r"^(\S.*?)(?::{2,4}|;;)\s*$")
+#: A two-line title's underline, by its character: the heading level it gives.
+_AD_UNDERLINES = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
+_AD_UNDERLINE = re.compile(r"^([=\-~^+])\1+\s*$")
+#: What a two-line title's text opens with: a letter, a digit or a code span.
+_AD_TITLE_TEXT = re.compile(r"^[\w`]")
+
+
+def two_line_level(title: str, underline: str) -> int | None:
+    """The heading level of ``title`` over ``underline`` as a two-line AsciiDoc title
+    (``NAME`` over ``----``: 2), or None: the underline is one character repeated
+    (``=`` 1, ``-`` 2, ``~`` 3, ``^`` 4, ``+`` 5) as long as the title, give or take one,
+    and the title opens with a letter, a digit or a code span and does not end with a
+    colon (a paragraph's "For example:" over a listing block's ``------------``).
+
+    Example:
+        >>> two_line_level("SYNOPSIS", "--------"), two_line_level("git-log(1)", "==========")
+        (2, 1)
+        >>> two_line_level("Run this:", "---------"), two_line_level("Usage", "----------")
+        (None, None)
+    """
+    m = _AD_UNDERLINE.match(underline)
+    text = title.strip()
+    if m is None or not text or title[:1].isspace() or not _AD_TITLE_TEXT.match(text):
+        return None
+    if text.endswith(":") or abs(len(underline.strip()) - len(text)) > 1:
+        return None
+    return _AD_UNDERLINES[m.group(1)]
 
 
 def asciidoc_to_markdown(text: str) -> str:
@@ -123,8 +164,13 @@ def asciidoc_to_markdown(text: str) -> str:
     fence: str | None = None  # the delimiter of the open listing block
     comment = False
     language = ""
-    for line in text.split("\n"):
-        if comment:
+    lines = text.split("\n")
+    title: int | None = None  # the level of the two-line title whose underline is next
+    for i, line in enumerate(lines):
+        if title is not None:  # the underline of the title above: a blank line
+            title = None
+            out.append("")
+        elif comment:
             comment = not _AD_COMMENT_BLOCK.match(line)
             out.append("")
         elif fence is not None:
@@ -134,6 +180,9 @@ def asciidoc_to_markdown(text: str) -> str:
         elif _AD_COMMENT_BLOCK.match(line):
             comment = True
             out.append("")
+        elif i + 1 < len(lines) and (level := two_line_level(line, lines[i + 1])) is not None:
+            title = level
+            out.append("#" * level + " " + _asciidoc_inline(line.strip()))
         elif m := _AD_LISTING.match(line):
             fence = m.group(1)
             out.append("```" + language)
@@ -149,7 +198,7 @@ def _asciidoc_line(line: str) -> str:
     """One AsciiDoc line outside listing blocks and comments, as Markdown."""
     if m := _AD_HEADING.match(line):
         return "#" * len(m.group(1)) + " " + _asciidoc_inline(m.group(2))
-    if _AD_DELIMITER.match(line) or _AD_DROPPED.match(line.strip()):
+    if _AD_DELIMITER.match(line) or (not line[:1].isspace() and _AD_DROPPED.match(line.rstrip())):
         return ""
     if m := _AD_ADMONITION.match(line):
         return f"**{m.group(1).capitalize()}:** " + _asciidoc_inline(line[m.end() :])
@@ -158,13 +207,16 @@ def _asciidoc_line(line: str) -> str:
     if m := _AD_LIST.match(line):
         depth, item = len(m.group(1)) - 1, _asciidoc_inline(m.group(2))
         return "  " * depth + ("- " if m.group(1)[0] == "*" else "1. ") + item
+    if m := _AD_LABEL.match(line):
+        return f"**{_asciidoc_inline(m.group(1))}**"
     return _asciidoc_inline(line)
 
 
 def _asciidoc_inline(text: str) -> str:
     text = _AD_XREF.sub(lambda m: f"[{m.group(2) or m.group(1)}]({m.group(1)})", text)
     text = _AD_URL.sub(lambda m: f"[{m.group(2) or m.group(1)}]({m.group(1)})", text)
+    text = _AD_MACRO.sub(lambda m: m.group(1) or m.group(2), text)
     return _AD_ANCHOR_REF.sub(lambda m: m.group(2) or m.group(1), text)
 
 
-__all__ = ["asciidoc_to_markdown", "org_to_markdown"]
+__all__ = ["asciidoc_to_markdown", "org_to_markdown", "two_line_level"]
