@@ -475,3 +475,23 @@ def test_a_git_manual_page_reads_its_two_line_titles_synopsis_and_options(
     code = [r for r in by_section["EXAMPLES"] if r["block_type"] == "code"]
     assert len(code) == 1 and "$ git zed --all" in code[0]["text"]
     assert by_section["OPTIONS"][0]["source_refs"][0]["line"] == 27  # the file's own line
+
+
+def test_an_org_drawer_keeps_its_text_and_drops_properties_and_logbooks(tmp_path: Path) -> None:
+    """Org exports every drawer but the logbook (and properties): a manual's ``:PREAMBLE:``
+    holds its opening text. Before, every drawer's text was dropped without a word."""
+    org = (
+        "#+title: Zed manual\n:PREAMBLE:\n#+author: Someone\nZed frobs widgets for you.\n"
+        ":END:\n* Usage\n:PROPERTIES:\n:CUSTOM_ID: usage\n:END:\n:LOGBOOK:\n"
+        "CLOCK: [2026-01-01 Thu 10:00]\n:END:\nRun zed.\n"
+    )
+    (tmp_path / "zed.org").write_text(org, encoding="utf-8")
+    d0 = [
+        r.model_dump()
+        for r in read_source(tmp_path, "markdown").records
+        if r.model_dump().get("layer", "D0") == "D0"
+    ]
+    text = "\n".join(r["text"] for r in d0)
+    assert "Zed frobs widgets for you." in text and "Run zed." in text
+    assert "CUSTOM_ID" not in text and "CLOCK" not in text and ":END:" not in text
+    assert "PREAMBLE" not in text and "Someone" not in text

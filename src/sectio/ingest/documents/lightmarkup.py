@@ -12,7 +12,9 @@ Org: ``#+TITLE:`` is the title (``*`` headings then start at ``##``), ``* H`` a
 heading (a TODO keyword and ``:tags:`` cut), a table's ``|---+---|`` rule a
 Markdown table's header line, ``#+BEGIN_SRC lang`` /
 ``#+BEGIN_EXAMPLE`` code, ``[[url][text]]`` a link, ``=code=`` and ``~code~`` code
-spans; other ``#+`` lines, ``# `` comments and property drawers are dropped.
+spans; other ``#+`` lines, ``# `` comments, property drawers and logbooks are dropped
+(``:PROPERTIES:`` ... ``:END:``); another drawer's text is kept, as Org exports it
+(``:PREAMBLE:`` of the Magit manual), its two marker lines dropped.
 
 AsciiDoc: ``= Title``, ``== Section``, ... headings, and the two-line titles of
 older trees (Git's manual pages: a title, then a line of ``=``, ``-``, ``~``,
@@ -55,6 +57,8 @@ _ORG_BEGIN = re.compile(r"^\s*#\+begin_(src|example)\b\s*(\S*)", re.IGNORECASE)
 _ORG_END = re.compile(r"^\s*#\+end_(src|example)\b", re.IGNORECASE)
 _ORG_DIRECTIVE = re.compile(r"^\s*#\+|^\s*#(\s|$)")
 _ORG_DRAWER = re.compile(r"^\s*:[A-Za-z]+:\s*$")
+#: The drawers whose content is metadata, not text (Org's export leaves them out).
+_ORG_HIDDEN_DRAWERS = (":PROPERTIES:", ":LOGBOOK:")
 _ORG_LINK = re.compile(r"\[\[([^\]]+)\]\[([^\]]+)\]\]")
 _ORG_BARE_LINK = re.compile(r"\[\[([^\]]+)\]\]")
 _ORG_RULE = re.compile(r"^\s*\|[-+]+\|?\s*$")
@@ -79,7 +83,7 @@ def org_to_markdown(text: str) -> str:
         out.append(_org_line(line, titled))
         if _ORG_BEGIN.match(line):
             code = True
-        elif _ORG_DRAWER.match(line) and line.strip().upper() != ":END:":
+        elif line.strip().upper() in _ORG_HIDDEN_DRAWERS:
             drawer = True
     return "\n".join(out)
 
