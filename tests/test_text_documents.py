@@ -495,3 +495,44 @@ def test_an_org_drawer_keeps_its_text_and_drops_properties_and_logbooks(tmp_path
     assert "Zed frobs widgets for you." in text and "Run zed." in text
     assert "CUSTOM_ID" not in text and "CLOCK" not in text and ":END:" not in text
     assert "PREAMBLE" not in text and "Someone" not in text
+
+
+def test_asciidoc_includes_are_followed_inside_the_tree_and_lines_point_to_the_include(
+    tmp_path: Path,
+) -> None:
+    """Git's ``git-diff.adoc`` keeps its options in ``include::diff-options.adoc[]``:
+    before, the directive was dropped and OPTIONS held nothing."""
+    tree = tmp_path / "docs"
+    (tree / "includes").mkdir(parents=True)
+    outside = tmp_path / "secret.adoc"
+    outside.write_text("the password is hunter2\n", encoding="utf-8")
+    (tree / "includes" / "opts.adoc").write_text(
+        "`--stat`::\n\tShow a diffstat.\n\ninclude::more.adoc[]\n", encoding="utf-8"
+    )
+    (tree / "includes" / "more.adoc").write_text(
+        "`--color`::\n\tShow colored diff.\ninclude::more.adoc[]\n", encoding="utf-8"
+    )  # includes itself: followed once
+    (tree / "includes" / "notes.adoc").write_text(
+        "= Notes\nA note on rename detection.\n", encoding="utf-8"
+    )
+    (tree / "includes" / "leak.adoc").symlink_to(outside)
+    (tree / "git-zed.adoc").write_text(
+        "= git-zed(1)\n\n== OPTIONS\ninclude::includes/opts.adoc[]\n\n"
+        "include::includes/notes.adoc[leveloffset=+2]\n\n"
+        "include::includes/leak.adoc[]\ninclude::{build_dir}/cmds.adoc[]\n"
+        "include::includes/missing.adoc[]\n\n== SEE ALSO\nThe manual.\n",
+        encoding="utf-8",
+    )
+    records = [r.model_dump() for r in read_source(tree, "markdown").records]
+    zed = [r for r in records if r["doc_id"] == "git-zed.adoc" and r.get("layer", "D0") == "D0"]
+    options = [r for r in zed if r["section_title"] == "OPTIONS"]
+    text = " ".join(r["text"] for r in options)
+    assert "Show a diffstat." in text and "Show colored diff." in text
+    assert options[0]["source_refs"][0]["line"] == 4  # the include's own line
+    notes = [r for r in zed if r["section_title"] == "Notes"]  # "=" moved two levels down
+    assert notes and "rename detection" in notes[0]["text"]
+    assert notes[0]["heading_path"][:2] == ["git-zed(1)", "OPTIONS"]
+    assert "hunter2" not in " ".join(r["text"] for r in records)  # a link out of the tree
+    assert "include::" not in " ".join(r["text"] for r in zed)
+    see_also = next(r for r in zed if r["section_title"] == "SEE ALSO")
+    assert see_also["source_refs"][0]["line"] == 13  # lines after the includes still right

@@ -497,6 +497,9 @@ def stamp_provenance(build: DocBuild, converted: Converted) -> None:
         if not keep_lines:
             ref.pop("line", None)
             ref.pop("end_line", None)
+        for key in ("line", "end_line"):  # an included line: its include's line
+            if isinstance(ref.get(key), int):
+                ref[key] = converted.source_line(ref[key])
         if anchors is not None:
             real = anchors.get(record.section_key, "")
             ref.pop("anchor", None)

@@ -228,11 +228,17 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
         from sectio.ingest.documents.rst import rst_to_markdown
 
         return rst_to_markdown(text)
-    if kind in ("org", "adoc"):
-        from sectio.ingest.documents.lightmarkup import asciidoc_to_markdown, org_to_markdown
+    if kind == "org":
+        from sectio.ingest.documents.lightmarkup import org_to_markdown
 
-        read = org_to_markdown if kind == "org" else asciidoc_to_markdown
-        return Converted(read(text), kind)
+        return Converted(org_to_markdown(text), kind)
+    if kind == "adoc":
+        from sectio.ingest.documents.includes import splice_includes
+        from sectio.ingest.documents.lightmarkup import asciidoc_to_markdown
+
+        spliced = splice_includes(text, path, tree, max_text_bytes)
+        lines = spliced.lines if spliced.included else None
+        return Converted(asciidoc_to_markdown(spliced.text), kind, lines=lines)
     from sectio.ingest.documents.sitetags import has_site_tags, strip_site_tags
 
     if has_site_tags(text):  # a Hugo or Jekyll page: its tags read, not left as noise

@@ -54,6 +54,16 @@ class Converted:
     #: The anchors the source really has (HTML ids); None where headings' anchors are
     #: the Markdown path's own (Markdown, MDX) or there are none to link to.
     anchors: set[str] | None = None
+    #: For a document read line for line with other files' lines spliced in (AsciiDoc's
+    #: ``include::``): ``lines[n]``, the file's line that line ``n`` stands for; None: the
+    #: same line.
+    lines: list[int] | None = None
+
+    def source_line(self, line: int) -> int:
+        """The file's line that line ``line`` of the Markdown stands for."""
+        if self.lines is None or not 0 < line < len(self.lines):
+            return line
+        return self.lines[line]
 
     def page_range(self, line: int, end_line: int) -> tuple[int, int] | None:
         """The first and last page of lines ``line..end_line``, or None (no pages)."""

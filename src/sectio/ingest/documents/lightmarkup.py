@@ -21,7 +21,9 @@ older trees (Git's manual pages: a title, then a line of ``=``, ``-``, ``~``,
 ``^`` or ``+`` as long as it, give or take one: :func:`two_line_level`); ``----``
 listing and ``....`` literal blocks code (``[source,lang]`` gives the language);
 ``====``, ``****``, ``____`` block delimiters, attribute entries, block
-attributes, anchors, ``include::`` and ``//`` comments dropped; ``NOTE:`` (and
+attributes, anchors, ``//`` comments and the ``include::`` lines left (those
+inside the tree are followed before: :mod:`~sectio.ingest.documents.includes`)
+dropped; ``NOTE:`` (and
 the other admonitions) bold; ``.Title`` block titles bold; a labeled list's
 term (``--all::``) bold; ``url[text]``, ``link:``, ``xref:`` and
 ``<<id,text>>`` links, any other inline macro its target or text
