@@ -529,6 +529,9 @@ def test_asciidoc_includes_are_followed_inside_the_tree_and_lines_point_to_the_i
     text = " ".join(r["text"] for r in options)
     assert "Show a diffstat." in text and "Show colored diff." in text
     assert options[0]["source_refs"][0]["line"] == 4  # the include's own line
+    terms = [r for r in records if r["doc_id"] == "git-zed.adoc" and r.get("layer") == "D3"]
+    stat = next(r for r in terms if r.get("entity") == "--stat")  # the glossary's entry too
+    assert stat["source_refs"][0]["line"] == 4
     notes = [r for r in zed if r["section_title"] == "Notes"]  # "=" moved two levels down
     assert notes and "rename detection" in notes[0]["text"]
     assert notes[0]["heading_path"][:2] == ["git-zed(1)", "OPTIONS"]

@@ -489,6 +489,7 @@ def stamp_provenance(build: DocBuild, converted: Converted) -> None:
     Line numbers of a converted document (PDF, HTML, DOCX, text) are dropped: they
     count lines of the conversion, not of the file."""
     keep_lines = converted.kind in ("markdown", "mdx", "org", "adoc")  # line for line
+    build.file_line = converted.source_line if keep_lines else None  # the D3 entries' too
     anchors = _real_anchors(build, converted)
     stamped: list[ChunkRecord] = []
     for record, span in zip(build.chunks, build.spans, strict=True):

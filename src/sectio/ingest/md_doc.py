@@ -6,11 +6,16 @@ Shared by the D0 pass (:mod:`sectio.ingest.markdown`) and the D1-D5 layers
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sectio.contract.record import ChunkRecord
 from sectio.ingest.md_parse import ParsedDoc, Section
+
+
+def _same_line(line: int) -> int:
+    return line
 
 
 @dataclass
@@ -48,6 +53,10 @@ class DocBuild:
     chunks: list[ChunkRecord] = field(default_factory=list)
     spans: list[ChunkSpan] = field(default_factory=list)
     links: list[DocLink] = field(default_factory=list)
+    #: How a line of the parsed Markdown reads as a line of the file (set with the
+    #: provenance, :func:`~sectio.ingest.markdown.stamp_provenance`): None, the line is
+    #: no line of the file (a PDF's, an HTML page's conversion); the default, the same.
+    file_line: Callable[[int], int] | None = _same_line
 
     def chunk_at(self, section_key: str, line: int) -> str | None:
         """The D0 chunk covering ``line`` of ``section_key`` (else the section's first)."""
@@ -68,7 +77,7 @@ class DocBuild:
             ref["anchor"] = section.anchor
         else:
             ref["url"] = self.doc_id
-        if line is not None:
-            ref["line"] = line
+        if line is not None and self.file_line is not None:
+            ref["line"] = self.file_line(line)
         ref.update(extra)
         return ref
