@@ -457,6 +457,24 @@ def test_container_directives_are_their_label_and_content() -> None:
     assert doc.first_paragraph == "You need a cluster."  # a label alone is no summary
 
 
+def test_pymdownx_blocks_are_their_label_and_content() -> None:
+    """FastAPI's pages write notes as ``/// note | Technical Details`` ... ``///`` (884
+    chunks of its docs held the markers as text); inside fenced code they stay."""
+    text = (
+        "# Responses\n\n/// note | Technical Details\n\nYou could use Starlette's.\n\n///\n\n"
+        "/// tip\nReturn it directly.\n///\n\n```rust\n/// a doc comment\nfn f() {}\n```\n"
+    )
+    doc = parse_markdown(text, "a.md")
+    blocks = [(b.kind, b.text) for b in doc.sections[0].blocks]
+    assert blocks == [
+        ("prose", "**Note: Technical Details**"),
+        ("prose", "You could use Starlette's."),
+        ("prose", "**Tip**"),
+        ("prose", "Return it directly."),
+        ("code", "```rust\n/// a doc comment\nfn f() {}\n```"),
+    ]
+
+
 def test_details_blocks_are_their_summary_and_content() -> None:
     text = (
         "# FAQ\n\n<details>\n<summary>Why a <b>cache</b>?</summary>\n\n"

@@ -19,7 +19,8 @@ the corpus root are expanded (a Markdown include is recorded, not copied),
 Material's content tabs (``=== "Linux"``) as their label in bold followed by
 their content, not as indented code. Container directives of Docusaurus,
 Starlight and VitePress (``:::tip Before you begin`` ... ``:::``, ``:::note[Title]``,
-``::: warning``) are read as their kind and title in bold, then their content
+``::: warning``) and the blocks of ``pymdownx.blocks`` (``/// note | Title`` ... ``///``)
+are read as their kind and title in bold, then their content
 (the ``:::`` lines themselves never reach a chunk), and HTML ``<details>`` blocks
 as their ``<summary>`` in bold and their content; not inside fenced code.
 
@@ -53,6 +54,10 @@ _TAB = re.compile(r'^(\s*)===\+?\s+"([^"]*)"\s*$')
 #: VitePress ``::: warning``) opening a block its bare ``:::`` line closes.
 _DIRECTIVE = re.compile(r"^(\s*):{3,}\s*([A-Za-z][\w-]*)\s*(?:\[([^\]]*)\]|\{[^}]*\})?\s*(.*?)\s*$")
 _DIRECTIVE_END = re.compile(r"^\s*:{3,}\s*$")
+#: A block of Python Markdown's ``pymdownx.blocks`` (MkDocs sites: FastAPI, Typer,
+#: SQLModel): ``/// note | Title`` opens it, a bare ``///`` closes it.
+_BLOCK = re.compile(r"^(\s*)/{3,}\s*([A-Za-z][\w-]*)\s*(?:\|\s*(.*?))?\s*$")
+_BLOCK_END = re.compile(r"^\s*/{3,}\s*$")
 #: A disclosure widget's lines (``<details>``, ``<summary>Why?</summary>``, ``</details>``).
 _DETAILS = re.compile(r"^\s*</?details(?:\s[^>]*)?>\s*$", re.IGNORECASE)
 _SUMMARY = re.compile(
@@ -310,20 +315,21 @@ def _preprocess(
 
 def _directive(line: str) -> list[str] | None:
     """A container directive's line as Markdown: an opening line as its kind and title in
-    bold (``:::tip Before you begin`` -> ``**Tip: Before you begin**``), a closing ``:::``
+    bold (``:::tip Before you begin`` -> ``**Tip: Before you begin**``, ``/// note |
+    Technical Details`` -> ``**Note: Technical Details**``), a closing ``:::`` or ``///``
     as a blank line; an HTML disclosure widget's alike (``<summary>Why?</summary>`` ->
     ``**Why?**``, ``<details>`` lines blank); None for any other line."""
-    if _DIRECTIVE_END.match(line) or _DETAILS.match(line):
+    if _DIRECTIVE_END.match(line) or _BLOCK_END.match(line) or _DETAILS.match(line):
         return [""]
     summary = _SUMMARY.match(line)
     if summary is not None:  # a <details> block's title, as a directive's
         title = re.sub(r"<[^>]+>", "", summary.group(2)).strip()
         return [f"{summary.group(1)}**{title}**", ""] if title else [""]
-    found = _DIRECTIVE.match(line)
+    found = _DIRECTIVE.match(line) or _BLOCK.match(line)
     if found is None:
         return None
     indent, kind = found.group(1), found.group(2)
-    title = (found.group(3) or found.group(4) or "").strip()
+    title = next((g for g in found.groups()[2:] if g), "").strip()
     label = kind.capitalize() + (f": {title}" if title else "")
     return [f"{indent}**{label}**", ""]
 
