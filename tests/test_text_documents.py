@@ -440,6 +440,10 @@ OPTIONS
 `--all`::
 \tFrob untracked files too.
 
+`--dry-run`::
+
+\tOnly show what would be frobbed.
+
 EXAMPLES
 --------
 Frob everything, then look:
@@ -472,6 +476,8 @@ def test_a_git_manual_page_reads_its_two_line_titles_synopsis_and_options(
     assert all(r["block_type"] == "prose" for r in by_section["DESCRIPTION"])
     options = " ".join(r["text"] for r in by_section["OPTIONS"])
     assert "**`--all`**" in options and "Frob untracked files too." in options
+    assert "Only show what would be frobbed." in options  # indented after a blank line
+    assert all(r["block_type"] == "prose" for r in by_section["OPTIONS"])  # not code
     code = [r for r in by_section["EXAMPLES"] if r["block_type"] == "code"]
     assert len(code) == 1 and "$ git zed --all" in code[0]["text"]
     assert by_section["OPTIONS"][0]["source_refs"][0]["line"] == 27  # the file's own line

@@ -25,7 +25,9 @@ attributes, anchors, ``//`` comments and the ``include::`` lines left (those
 inside the tree are followed before: :mod:`~sectio.ingest.documents.includes`)
 dropped; ``NOTE:`` (and
 the other admonitions) bold; ``.Title`` block titles bold; a labeled list's
-term (``--all::``) bold; ``url[text]``, ``link:``, ``xref:`` and
+term (``--all::``) bold, its description text even where it is indented after a blank
+line (Markdown would read an indented line as code; so is any indented line, AsciiDoc's
+literal paragraph); ``url[text]``, ``link:``, ``xref:`` and
 ``<<id,text>>`` links, any other inline macro its target or text
 (``linkgit:git-add[1]`` reads ``git-add``); ``*`` and ``.`` list items
 Markdown items.
@@ -48,6 +50,8 @@ Example:
 from __future__ import annotations
 
 import re
+
+from sectio.ingest.documents.converted import escape_line
 
 # --- Org ---------------------------------------------------------------------------------
 
@@ -215,6 +219,8 @@ def _asciidoc_line(line: str) -> str:
         return "  " * depth + ("- " if m.group(1)[0] == "*" else "1. ") + item
     if m := _AD_LABEL.match(line):
         return f"**{_asciidoc_inline(m.group(1))}**"
+    if line[:1].isspace():  # a description under its term, or a literal line: text, not code
+        return escape_line(_asciidoc_inline(line))
     return _asciidoc_inline(line)
 
 
