@@ -20,7 +20,10 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
   Markdown pages with a 2,000-line release-notes page and a ``how-to/`` folder;
 * ``trpc_docs``: the tRPC documentation (a TypeScript RPC library), a Docusaurus tree
   of 61 ``.md`` and 29 ``.mdx`` pages (MDX imports and components, an intro page
-  titled with the product's name).
+  titled with the product's name);
+* ``git_docs``: 65 of Git's own manual pages (AsciiDoc, man-page style: two-line titles,
+  ``NAME`` / ``SYNOPSIS`` / ``OPTIONS`` ... sections, labeled option lists, ``include::``
+  lines the reader drops).
 
 Each holds answerable questions (``named_number``, ``named_title``: the
 question names its section; ``unnamed``) with gold ``doc_id#section_key``
@@ -45,7 +48,7 @@ Usage::
 
     .venv/bin/python benchmarks/new_corpora.py
         [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets,jest_docs,
-                eu_ai_act,fastapi_docs,trpc_docs]
+                eu_ai_act,fastapi_docs,trpc_docs,git_docs]
         [--splits dev,holdout] [--profile NAME|FILE] [--reingest]
         [--per-query DIR] [--show-misses]
 
@@ -87,6 +90,7 @@ DOCS_TREES = (
     "jest_docs",
     "fastapi_docs",
     "trpc_docs",
+    "git_docs",
 )
 NAMED = ("named_number", "named_title")
 
