@@ -545,3 +545,22 @@ def test_asciidoc_includes_are_followed_inside_the_tree_and_lines_point_to_the_i
     assert "include::" not in " ".join(r["text"] for r in zed)
     see_also = next(r for r in zed if r["section_title"] == "SEE ALSO")
     assert see_also["source_refs"][0]["line"] == 13  # lines after the includes still right
+
+
+def test_a_page_whose_includes_pass_the_size_limit_is_refused_and_listed(tmp_path: Path) -> None:
+    """Includes multiply: a page that includes one part (each under the limit) ten
+    times holds ten times it. Refused with one line naming the limit, listed, the rest
+    read: never cut short, never grown without bound."""
+    from sectio.contract.bounds import InputLimits
+
+    (tmp_path / "part.adoc").write_text("word " * 100 + "\n", encoding="utf-8")  # 501 bytes
+    (tmp_path / "page.adoc").write_text(
+        "= Page\n\n" + "include::part.adoc[]\n" * 10, encoding="utf-8"
+    )
+    result = read_source(tmp_path, "markdown", limits=InputLimits(max_markdown_bytes=4096))
+    refused = dict(result.refused)
+    assert refused == {
+        "page.adoc": "with the files it includes, more than the limit of 4,096 bytes "
+        "(SECTIO_MAX_MARKDOWN_BYTES)"
+    }
+    assert {r.doc_id for r in result.records} == {"part.adoc"}

@@ -15,7 +15,9 @@ limit or not UTF-8 text.
 
 Each line of the result knows the line of the including file it stands for: its
 own, or its directive's for an included line (:class:`Spliced`), so a chunk's
-``line`` still points into the file the user gave.
+``line`` still points into the file the user gave. The result is bounded as one file
+is (``max_bytes``, ``SECTIO_MAX_MARKDOWN_BYTES``): a page whose includes make more is
+refused with a one-line error (a folder lists it and reads on), never cut.
 
 Example:
     >>> import tempfile
@@ -34,7 +36,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sectio.errors import SectioError
+from sectio.errors import ContractError, SectioError
 
 #: ``include::target[attributes]`` on a line of its own.
 _INCLUDE = re.compile(r"^include::([^\[\s]+)\[([^\]]*)\]\s*$")
@@ -58,24 +60,44 @@ class Spliced:
 def splice_includes(text: str, path: Path, tree: Path, max_bytes: int) -> Spliced:
     """``text`` (the AsciiDoc file ``path`` of ``tree``) with its includes in place (see
     the module doc); an included file is read as :func:`~sectio.ingest.sources.read_text`
-    reads one of the tree, under ``max_bytes``."""
+    reads one of the tree, under ``max_bytes``.
+
+    Raises:
+        ContractError: the page and the files it includes hold more than ``max_bytes``.
+    """
     out: list[str] = []
     lines: list[int] = [0]
     count = 0
+    budget = _Budget(path, max_bytes)
     for n, line in enumerate(text.split("\n"), start=1):
-        body = _followed(line, path, tree, max_bytes, (path.resolve(),), 1)
+        body = _followed(line, path, tree, budget, (path.resolve(),), 1)
         if body is None:
-            out.append(line)
-            lines.append(n)
-            continue
-        count += 1
+            body = [budget.take(line)]
+        else:
+            count += 1
         out.extend(body)
         lines.extend([n] * len(body))
     return Spliced("\n".join(out), lines, count)
 
 
+class _Budget:
+    """The bytes a page and its includes may still hold (raises past the limit)."""
+
+    def __init__(self, path: Path, max_bytes: int) -> None:
+        self.path, self.max_bytes, self.left = path, max_bytes, max_bytes
+
+    def take(self, line: str) -> str:
+        self.left -= len(line.encode("utf-8")) + 1
+        if self.left < 0:
+            raise ContractError(
+                f"{self.path}: with the files it includes, more than the limit of "
+                f"{self.max_bytes:,} bytes (SECTIO_MAX_MARKDOWN_BYTES)"
+            )
+        return line
+
+
 def _followed(
-    line: str, into: Path, tree: Path, max_bytes: int, chain: tuple[Path, ...], depth: int
+    line: str, into: Path, tree: Path, budget: _Budget, chain: tuple[Path, ...], depth: int
 ) -> list[str] | None:
     """The lines ``line`` includes (its target's, includes followed), or None: ``line``
     is no include, or one not followed (see the module doc)."""
@@ -88,15 +110,15 @@ def _followed(
     from sectio.ingest.sources import read_text
 
     try:
-        body = read_text(target, tree, max_bytes)
+        body = read_text(target, tree, budget.max_bytes)
     except SectioError:  # out of the tree, too large, not UTF-8 text
         return None
     offset = _LEVEL_OFFSET.search(m.group(2))
     shift = int(offset.group(1)) if offset else 0
     out: list[str] = []
     for inner in body.split("\n"):
-        nested = _followed(inner, target, tree, max_bytes, (*chain, target.resolve()), depth + 1)
-        out.extend(nested if nested is not None else [_shifted(inner, shift)])
+        nested = _followed(inner, target, tree, budget, (*chain, target.resolve()), depth + 1)
+        out.extend(nested if nested is not None else [budget.take(_shifted(inner, shift))])
     return out
 
 
