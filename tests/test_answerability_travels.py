@@ -670,6 +670,10 @@ def test_a_heading_named_in_part_lets_a_far_page_answer() -> None:
     # two words of it, or three only with stopwords between them, name no section
     assert not heading_named_in_part(ctx("Is a custom certificate enough?", title))  # type: ignore[arg-type]
     assert not heading_named_in_part(ctx("How do I use the client?", "How do I use the CLI"))  # type: ignore[arg-type]
+    # a heading of two content words, written whole ("DETACHED HEAD" of git-checkout)
+    detached = ctx("I'm in a detached HEAD state. How do I get out?", "DETACHED HEAD")
+    assert heading_named_in_part(detached)  # type: ignore[arg-type]
+    assert not heading_named_in_part(ctx("Is the HEAD detached?", "DETACHED HEAD"))  # type: ignore[arg-type]
 
 
 def test_term_stats_count_each_record_once_and_read_shared_titles_once() -> None:

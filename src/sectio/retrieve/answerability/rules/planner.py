@@ -195,8 +195,9 @@ def heading_named_in_part(ctx: RuleContext) -> bool:
     """Whether the question writes :data:`HEADING_WORDS` or more content words in a row
     (stopwords skipped) of an evidence row's own section heading ("How do I use a
     custom certificate authority?" against "Custom certificate authority and mutual TLS
-    authentication"): a page's summary can miss a section its passages hold; the
-    section's heading does not.
+    authentication"), or the whole of a heading of two ("I'm in a detached HEAD state"
+    against Git's "DETACHED HEAD"; one word names nothing): a page's summary can miss a
+    section its passages hold; the section's heading does not.
     Records ``signals.heading_named``."""
     lexical = ctx.words.lexical
 
@@ -205,7 +206,8 @@ def heading_named_in_part(ctx: RuleContext) -> bool:
 
     words = content(ctx.question)
     for e in ctx.outcome.evidence:
-        if _shares_run(words, content(e.section_title or ""), HEADING_WORDS):
+        heading = content(e.section_title or "")
+        if _shares_run(words, heading, min(HEADING_WORDS, max(len(heading), 2))):
             ctx.signals.heading_named = e.section_title
             return True
     return False
