@@ -489,18 +489,17 @@ def stamp_provenance(build: DocBuild, converted: Converted) -> None:
     Line numbers of a converted document (PDF, HTML, DOCX, text) are dropped: they
     count lines of the conversion, not of the file."""
     keep_lines = converted.kind in ("markdown", "mdx", "org", "adoc")  # line for line
-    build.file_line = converted.source_line if keep_lines else None  # the D3 entries' too
+    line_of = build.file_line = converted.source_line if keep_lines else None  # D3's too
     anchors = _real_anchors(build, converted)
     stamped: list[ChunkRecord] = []
     for record, span in zip(build.chunks, build.spans, strict=True):
         refs = [ref.model_dump(exclude_none=True) for ref in record.source_refs]
         ref: dict[str, Any] = refs[0] if refs else {"source": build.doc_id}
-        if not keep_lines:
-            ref.pop("line", None)
-            ref.pop("end_line", None)
-        for key in ("line", "end_line"):  # an included line: its include's line
-            if isinstance(ref.get(key), int):
-                ref[key] = converted.source_line(ref[key])
+        for key in ("line", "end_line"):  # the file's line (an included line: its include's)
+            if line_of is None:
+                ref.pop(key, None)
+            elif isinstance(ref.get(key), int):
+                ref[key] = line_of(ref[key])
         if anchors is not None:
             real = anchors.get(record.section_key, "")
             ref.pop("anchor", None)

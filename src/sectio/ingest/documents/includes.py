@@ -105,7 +105,8 @@ def _followed(
     if m is None or depth > MAX_DEPTH or "{" in m.group(1) or "://" in m.group(1):
         return None
     target = into.parent / m.group(1)
-    if target.resolve() in chain or not target.is_file():
+    resolved = target.resolve()
+    if resolved in chain or not target.is_file():
         return None
     from sectio.ingest.sources import read_text
 
@@ -117,7 +118,7 @@ def _followed(
     shift = int(offset.group(1)) if offset else 0
     out: list[str] = []
     for inner in body.split("\n"):
-        nested = _followed(inner, target, tree, budget, (*chain, target.resolve()), depth + 1)
+        nested = _followed(inner, target, tree, budget, (*chain, resolved), depth + 1)
         out.extend(nested if nested is not None else [budget.take(_shifted(inner, shift))])
     return out
 
