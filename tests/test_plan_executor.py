@@ -549,3 +549,33 @@ def test_a_hint_path_of_a_record_whose_doc_id_differs_passes_the_domain_filter(
     ex = PlanExecutor(scope, planner.planner.catalog(scope)).execute(wanted, "refund")
     assert ex.steps[0]["step"] == EXACT and not ex.steps[0].get("filtered"), ex.steps[0]
     assert ex.rows[0].step == EXACT and ex.rows[0].payload["doc_id"] == "refunds-v2"
+
+
+REVERT = (
+    "# git-revert\n\nRevert some existing commits.\n\n## Options\n\n"
+    "**--cleanup=mode** sets how the commit message is cleaned up before committing.\n\n"
+    "**--no-edit** keeps the message of the reverted commit and opens no editor.\n\n"
+    "**--mainline=parent** names the parent of a merge commit to revert to.\n\n"
+    "## Description\n\nGiven one or more existing commits, revert the changes they made.\n"
+)
+
+
+def test_a_term_entry_and_the_chunk_it_points_at_are_one_piece_of_evidence(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    """Three options defined in one chunk are three D3 entries sharing its vector: only the
+    first kept entry takes a place of the page, and the chunk itself stands right after it
+    (before, two entries took both places of the page and the options were capped out)."""
+    files = {"docs/revert.md": REVERT, **{k: v for k, v in FILES.items() if "api/" in k}}
+    sectio.ingest(make_corpus(tmp_path / "c", files), fmt="markdown", collection="terms")
+    scope = sectio.router("terms").scope("default")
+    ex = PlanExecutor(scope, DocsPlanner().catalog(scope)).execute(
+        plan(layers=(Layer.D3_ENTITY_CATALOG, Layer.D0_DOC_CHUNKS)),
+        "revert with cleanup mode, no edit and mainline parent",
+    )
+    entries = [r for r in ex.rows if r.payload.get("source_chunk_id")]
+    sources = [str(r.payload["source_chunk_id"]) for r in entries]
+    assert entries and len(sources) == len(set(sources)), [r.chunk_id for r in ex.rows]
+    ids = [r.chunk_id for r in ex.rows]
+    first = ids.index(entries[0].chunk_id)
+    assert ids[first + 1] == sources[0]  # the options chunk, right after its entry

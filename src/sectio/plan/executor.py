@@ -532,8 +532,11 @@ class PlanExecutor:
         the question's own order, titled rows first): the cap chooses which rows are kept,
         not where they stand ("toBe(0.3) fails, how should I compare decimals?": the
         matcher's own section, passed over by the cap, came after two weaker rows of
-        another page). The rows (scored by their cosine with ``vec``) and the chunk ids
-        left out."""
+        another page). A D3 entry and the chunk it points at are one piece of evidence:
+        a second entry of a chunk already kept is passed over (two options of one list
+        took both places of their page, and the list itself was capped out), and the
+        chunk stands right after its entry (:func:`after_sources`). The rows (scored by
+        their cosine with ``vec``) and the chunk ids left out."""
         rows: list[PlannedRow] = []
         seen: set[str] = set()
         per_doc: dict[str, int] = {}
@@ -549,10 +552,13 @@ class PlanExecutor:
             per_doc[doc] = per_doc.get(doc, 0) + 1
         capped: list[StoredPoint] = []
         late: list[str] = []  # hybrid rows past the limit (after every capped one)
+        stood = {stands_for(r.payload) for r in rows}  # each kept row's chunk
         for _, _, p in hybrid:
             cid = str(p.payload.get("chunk_id"))
             if cid in seen:
                 continue
+            if entry_of(p.payload) in stood:
+                continue  # an entry of a chunk already kept: the same vector again
             doc = str(p.payload.get("doc_id"))
             if len(rows) >= plan.limit:
                 late.append(cid)
@@ -561,13 +567,14 @@ class PlanExecutor:
                 capped.append(p)
                 continue
             seen.add(cid)
+            stood.add(stands_for(p.payload))
             per_doc[doc] = per_doc.get(doc, 0) + 1
             rows.append(PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID))
         free = max(0, plan.limit - len(rows))
         rows += [PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID) for p in capped[:free]]
         order = {str(p.payload.get("chunk_id")): i for i, (_, _, p) in enumerate(ordered)}
         first = len(rows) - sum(1 for r in rows if r.step == HYBRID)
-        rows[first:] = sorted(rows[first:], key=lambda r: order[r.chunk_id])
+        rows[first:] = after_sources(sorted(rows[first:], key=lambda r: order[r.chunk_id]))
         omitted += [str(p.payload.get("chunk_id")) for p in capped[free:]] + late
         return rows, omitted
 
@@ -584,6 +591,53 @@ __all__ = [
     "question_order",
     "titled_first",
 ]
+
+
+def entry_of(payload: dict[str, Any]) -> str | None:
+    """The chunk a D3 entry stands for (the one that defines its name, whose vector it
+    shares); None for any other row."""
+    if payload.get("layer") != Layer.D3_ENTITY_CATALOG.value:
+        return None
+    source = payload.get("source_chunk_id")
+    return None if source is None else str(source)
+
+
+def stands_for(payload: dict[str, Any]) -> str:
+    """The chunk a row stands for: a D3 entry's source chunk, else the row's own."""
+    return entry_of(payload) or str(payload.get("chunk_id"))
+
+
+def after_sources(rows: list[PlannedRow]) -> list[PlannedRow]:
+    """``rows`` with each chunk a derived row stands for (a D3 entry's ``source_chunk_id``:
+    the chunk that defines the term, whose vector the entry shares) moved to just after the
+    first row that points at it; the rest keep their order.
+
+    An entry says where a name is defined ("--cleanup= Term in git-revert(1) › OPTIONS");
+    the chunk is what it says there. Without the move, the chunk of a long options list,
+    weaker for BM25 than its entry's name, stood after other pages' rows ("How do I undo
+    a merge commit that I have already pushed?").
+
+    Example:
+        >>> row = lambda cid, src=None: PlannedRow({"chunk_id": cid, "source_chunk_id": src,
+        ...     "layer": "D3" if src else "D0"}, 0.5, HYBRID)
+        >>> [r.chunk_id for r in after_sources([row("d3:a", "c1"), row("c2"), row("c1")])]
+        ['d3:a', 'c1', 'c2']
+        >>> [r.chunk_id for r in after_sources([row("c1"), row("d3:a", "c1")])]
+        ['c1', 'd3:a']
+    """
+    by_id = {r.chunk_id: r for r in rows}
+    out: list[PlannedRow] = []
+    placed: set[str] = set()
+    for r in rows:
+        if r.chunk_id in placed:
+            continue
+        out.append(r)
+        placed.add(r.chunk_id)
+        source = entry_of(r.payload)
+        if source is not None and source in by_id and source not in placed:
+            out.append(by_id[source])
+            placed.add(source)
+    return out
 
 
 def titled_first(
