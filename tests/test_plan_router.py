@@ -255,3 +255,28 @@ def test_the_products_name_names_its_intro_page_only_when_asked_alone() -> None:
     assert r.route("How do I use splitLink with tRPC?").anchors.target_doc_hints == (
         "docs/links.md",
     )
+
+
+def test_the_products_name_and_a_verb_it_does_name_no_command_page() -> None:
+    # Git's manual names each page after a command, the product's name and a verb: "Git
+    # shows ..." is what Git does, not the page `git show`; the command written as it is
+    # named, and a plural a page's own name writes, still name their page
+    pages = [
+        d1(f"docs/git-{verb}.adoc", f"git-{verb}(1)", f"git-{verb}", f"git {verb}")
+        for verb in ("show", "log", "diff", "status")
+    ]
+    pages.append(d1("docs/git-notes.adoc", "git-notes(1)", "git-notes", "git notes"))
+    r = IntentRouter(DocsCatalog.from_payloads(pages, []))
+    verb = r.route("Git shows files as modified when only their mode changed. Why?")
+    assert verb.anchors.target_doc_hints == ()
+    assert r.route("What does git show print for a tag?").anchors.target_doc_hints == (
+        "docs/git-show.adoc",
+    )
+    assert r.route("How do I push git notes?").anchors.target_doc_hints == (
+        "docs/git-notes.adoc",
+    )
+    # a page named by other words keeps matching a plural it does not write
+    plain = IntentRouter(DocsCatalog.from_payloads([*pages, d1("docs/hook.md", "Commit hook")], []))
+    assert plain.route("Where are commit hooks described?").anchors.target_doc_hints == (
+        "docs/hook.md",
+    )

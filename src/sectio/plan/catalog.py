@@ -68,6 +68,11 @@ def tokens(text: str) -> list[str]:
     return [_fold(w) for w in _TOKEN.findall(text.lower())]
 
 
+def raw_tokens(text: str) -> list[str]:
+    """Lower-case word tokens of ``text`` as written (no fold): one per :func:`tokens` word."""
+    return _TOKEN.findall(text.lower())
+
+
 def norm(text: str) -> str:
     """Tokens joined by one space: the key phrases are matched on."""
     return " ".join(tokens(text))

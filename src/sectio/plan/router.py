@@ -41,6 +41,7 @@ from sectio.plan.catalog import (
     DocsCatalog,
     PhraseMatch,
     norm,
+    raw_tokens,
     tokens,
 )
 from sectio.plan.models import Anchors, DocsIntent, Intent, Subintent
@@ -163,7 +164,9 @@ class IntentRouter:
             notes.append(f"file {name!r}: no such document, kept for substring fallback")
         return files, hints
 
-    def _accept_doc_match(self, m: PhraseMatch, words: list[str], code_words: set[str]) -> bool:
+    def _accept_doc_match(
+        self, m: PhraseMatch, words: list[str], code_words: set[str], raw: list[str]
+    ) -> bool:
         n = m.end - m.start
         if len(m.doc_ids) > MAX_HINT_DOCS:
             return False
@@ -171,11 +174,37 @@ class IntentRouter:
         if not content or self.catalog.title_df(m.phrase) >= MAX_TITLE_DF:
             return False
         if n >= 2:
-            return True
+            return not self._verb_of_command(m, raw)
         others = [w for i, w in enumerate(words) if w not in STOPWORDS and not m.start <= i < m.end]
         if others and self.catalog.page_share(m.phrase) >= PRODUCT_PAGE_SHARE:
             return False  # the product's name beside a subject ("How do I use tRPC with X?")
         return _has_cue(words, m.start, m.end) or words[m.start] in code_words
+
+    def _verb_of_command(self, m: PhraseMatch, raw: list[str]) -> bool:
+        """Whether the match is the product's name followed by a word the question writes
+        with an ending no matched page's title or alias has: "Git shows files as
+        modified ..." is Git showing, not the page ``git show``, whose name is the
+        product's name and a verb. A plural the page's own name writes ("Argo CD
+        Notifications") and a page named by other words match as before.
+
+        Example:
+            >>> from collections import Counter
+            >>> from sectio.plan.catalog import CatalogDoc
+            >>> docs = [CatalogDoc(f"git-{v}.adoc", f"git-{v}.adoc", f"git-{v}(1)",
+            ...     (f"git {v}",)) for v in ("show", "log", "diff")]
+            >>> router = IntentRouter(DocsCatalog(docs={d.doc_id: d for d in docs},
+            ...     _page_df=Counter({"git": 3})))
+            >>> m = PhraseMatch("git show", 0, 2, "alias", "git-show(1)", ("git-show.adoc",))
+            >>> router._verb_of_command(m, ["git", "shows"]), router._verb_of_command(m,
+            ...     ["git", "show"])
+            (True, False)
+        """
+        if self.catalog.page_share(raw[m.start]) < PRODUCT_PAGE_SHARE:
+            return False
+        docs = [self.catalog.docs[d] for d in m.doc_ids if d in self.catalog.docs]
+        written = {w for d in docs for name in (d.title, *d.aliases) for w in raw_tokens(name)}
+        span = raw[m.start + 1 : m.end]
+        return any(w not in written and w != norm(w) for w in span)
 
     def _accept_entity(self, m: PhraseMatch, code_words: set[str]) -> bool:
         if len(m.doc_ids) > MAX_ENTITY_DOCS or self.catalog.title_df(m.phrase) >= MAX_TITLE_DF:
@@ -258,6 +287,7 @@ class IntentRouter:
         """Read ``question`` into a route (deterministic: same catalog, same route)."""
         notes: list[str] = []
         words = tokens(without_comparison(question))  # "vs" is no target term
+        raw = raw_tokens(without_comparison(question))  # the same words, as written
         code_words = {norm(s) for s in _CODE_SPAN.findall(question)}
         code_words |= {norm(w) for w in question.split() if _CODEISH.search(w.strip("`?.,!:;()"))}
         endpoints: list[str] = []
@@ -270,7 +300,7 @@ class IntentRouter:
         aliases: list[str] = []
         for m in self.catalog.match_phrases(words):
             if m.source in ("title", "alias"):
-                if self._accept_doc_match(m, words, code_words):
+                if self._accept_doc_match(m, words, code_words, raw):
                     for d in m.doc_ids:
                         if d not in hints:
                             hints.append(d)
