@@ -610,6 +610,21 @@ def test_a_common_word_written_with_capitals_is_a_name(generic: Sectio) -> None:
         assert result.details.answerability.signals.unknown == [], plain
 
 
+def test_a_common_word_written_as_the_tool_worked_with_is_a_name(generic: Sectio) -> None:
+    # "hatch" is a word of the model's vocabulary the licences never use: written as the
+    # tool the question works with, and followed by what is done with it, it names one
+    for q in ("How do I copy the work with hatch build?", "How do I use hatch to copy it?"):
+        named = generic.ask(q, collection="g")
+        report = named.details.answerability
+        assert report is not None and report.signals.unknown == ["hatch"], q
+        assert (named.decision, report.signals.rule) == ("ABSTAIN", "unknown_name"), q
+    for plain in ("How do I copy the work with a hatch?", "Can I copy the work with hatch?"):
+        # after an article, or the last word: what something is done with
+        result = generic.ask(plain, collection="g")
+        assert result.details.answerability is not None
+        assert result.details.answerability.signals.unknown == [], plain
+
+
 def test_info_shows_margins_in_the_models_units(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

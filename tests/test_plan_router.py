@@ -272,9 +272,7 @@ def test_the_products_name_and_a_verb_it_does_name_no_command_page() -> None:
     assert r.route("What does git show print for a tag?").anchors.target_doc_hints == (
         "docs/git-show.adoc",
     )
-    assert r.route("How do I push git notes?").anchors.target_doc_hints == (
-        "docs/git-notes.adoc",
-    )
+    assert r.route("How do I push git notes?").anchors.target_doc_hints == ("docs/git-notes.adoc",)
     # a page named by other words keeps matching a plural it does not write
     plain = IntentRouter(DocsCatalog.from_payloads([*pages, d1("docs/hook.md", "Commit hook")], []))
     assert plain.route("Where are commit hooks described?").anchors.target_doc_hints == (

@@ -217,6 +217,27 @@ def _term_run(
 
 
 #: A capital letter standing alone ("C", "R"), not inside a word, a path or a query string.
+#: The words a question names the tool it works with after ("use uv ...", "with bun test").
+TOOL_CUES = frozenset({"use", "using", "with", "via"})
+
+
+def tool_named(words: Sequence[str], i: int) -> bool:
+    """Whether ``words[i]`` is written as a tool the question works with: right after
+    :data:`TOOL_CUES` and followed by more of the question ("How do I run tests in watch
+    mode with bun test?", "How do I use uv pip compile ...?"). Such a word is a name even
+    where the model's vocabulary holds it as a common word; the last word of a question
+    after "with" is what something is done with ("... interacts with antibiotics").
+
+    Example:
+        >>> words = "run tests with bun test".split()
+        >>> tool_named(words, 3), tool_named(words, 4)
+        (True, False)
+        >>> tool_named("a thinner that interacts with antibiotics".split(), 5)
+        False
+    """
+    return 0 < i < len(words) - 1 and words[i - 1] in TOOL_CUES and words[i] not in TOOL_CUES
+
+
 _LONE_CAPITAL = re.compile(r"(?<![\w=&?/.-])[A-Z](?![\w=&/.-])")
 
 
@@ -240,6 +261,8 @@ def salient_terms(
     left out, unless the question writes them inside a file name or a dotted
     identifier ("hatch" of "hatch.toml") or all in capitals ("MIT" of "the MIT
     license": :func:`~sectio.retrieve.words.name_words`); a word is kept once.
+    A common word written as the tool the question works with stays a name
+    (:func:`tool_named`: "with bun test", "use uv pip compile").
     Strengths, doses, units, version parts and dosage forms ("40mg", "v3",
     "tablets": :func:`quantity_word`) read as common words: never a name, so never
     a subject by themselves. A one-letter word is no term unless the question writes it
@@ -250,7 +273,8 @@ def salient_terms(
     capitals = set(_LONE_CAPITAL.findall(question))
     out: list[Term] = []
     seen: set[str] = set()
-    for i, word in enumerate(tokens(plain_words(question))):
+    words = tokens(plain_words(question))
+    for i, word in enumerate(words):
         if i in named or word in ignore or word in seen or word.isdigit():
             continue
         if len(word) == 1 and word.upper() not in capitals:
@@ -260,7 +284,8 @@ def salient_terms(
         if not ids or ids <= generic:
             continue
         df = max(stats.df.get(t, 0) for t in ids)
-        is_common = (common(word) and word not in in_name) or quantity_word(word)
+        tool = tool_named(words, i)
+        is_common = (common(word) and word not in in_name and not tool) or quantity_word(word)
         if df == 0 and is_common:
             continue
         out.append(Term(word, ids, df, stats.idf_of(df), name_like=not is_common))
