@@ -579,3 +579,43 @@ def test_a_term_entry_and_the_chunk_it_points_at_are_one_piece_of_evidence(
     ids = [r.chunk_id for r in ex.rows]
     first = ids.index(entries[0].chunk_id)
     assert ids[first + 1] == sources[0]  # the options chunk, right after its entry
+
+
+IGNORE = (
+    "# gitignore(5)\n\n## NAME\n\ngitignore - Specifies intentionally untracked files to ignore\n\n"
+    "## DESCRIPTION\n\nA gitignore file specifies intentionally untracked files that Git "
+    "should ignore. Patterns only for your own clone go into the exclude file of the "
+    "repository, not into a gitignore file that is committed.\n"
+)
+ROUTERS = (
+    "# Merging routers\n\nWriting all router code in one file becomes unwieldy. Merge "
+    "routers to split them into files.\n\n## Details\n\nEach file exports its own router.\n"
+)
+
+
+def test_a_line_its_page_entry_holds_gives_the_entry_its_place(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    """A man page's NAME line is its page's first paragraph, which the page's D1 entry
+    holds: entry and line took both places of the page, and DESCRIPTION (what the
+    question asks) was capped out. The line gives the entry its place; an intro of
+    sentences (a section a question asks for) stays beside its entry."""
+    files = {"docs/gitignore.md": IGNORE, "docs/routers.md": ROUTERS}
+    sectio.ingest(make_corpus(tmp_path / "c", files), fmt="markdown", collection="lines")
+    ex = PlanExecutor(*_scope_and_catalog(sectio, "lines")).execute(
+        plan(), "gitignore untracked files ignore only in my own clone"
+    )
+    keys = [(r.payload["doc_id"], r.payload.get("section_key")) for r in ex.rows]
+    assert ("docs/gitignore.md", "_d1") in keys, keys
+    assert ("docs/gitignore.md", "gitignore-5/name") not in keys, keys
+    assert ("docs/gitignore.md", "gitignore-5/description") in keys, keys
+    ex = PlanExecutor(*_scope_and_catalog(sectio, "lines")).execute(
+        plan(), "merging routers: router code in one file is unwieldy, split into files"
+    )
+    keys = [(r.payload["doc_id"], r.payload.get("section_key")) for r in ex.rows]
+    assert {("docs/routers.md", "_d1"), ("docs/routers.md", "merging-routers")} <= set(keys)
+
+
+def _scope_and_catalog(sx: Sectio, collection: str) -> tuple[Any, Any]:
+    scope = sx.router(collection).scope("default")
+    return scope, DocsPlanner().catalog(scope)

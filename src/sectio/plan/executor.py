@@ -48,6 +48,7 @@ are not tests, see :func:`is_test_path`: test rows are demoted, never dropped).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -535,8 +536,12 @@ class PlanExecutor:
         another page). A D3 entry and the chunk it points at are one piece of evidence:
         a second entry of a chunk already kept is passed over (two options of one list
         took both places of their page, and the list itself was capped out), and the
-        chunk stands right after its entry (:func:`after_sources`). The rows (scored by
-        their cosine with ``vec``) and the chunk ids left out."""
+        chunk stands right after its entry (:func:`after_sources`). So are a page's D1
+        entry and a one-line chunk its first paragraph holds (:func:`said_already`): the
+        line is passed over where the entry is kept, and gives the entry its place where
+        it came first (a man page's NAME line and its entry took both places of gitignore,
+        and DESCRIPTION was capped out). The rows (scored by their cosine with ``vec``)
+        and the chunk ids left out."""
         rows: list[PlannedRow] = []
         seen: set[str] = set()
         per_doc: dict[str, int] = {}
@@ -553,21 +558,31 @@ class PlanExecutor:
         capped: list[StoredPoint] = []
         late: list[str] = []  # hybrid rows past the limit (after every capped one)
         stood = {stands_for(r.payload) for r in rows}  # each kept row's chunk
+        leads = ((str(r.payload.get("doc_id")), page_lead(r.payload)) for r in rows)
+        said = {doc: lead for doc, lead in leads if lead}  # the pages whose D1 entry is kept
         for _, _, p in hybrid:
             cid = str(p.payload.get("chunk_id"))
             if cid in seen:
                 continue
             if entry_of(p.payload) in stood:
                 continue  # an entry of a chunk already kept: the same vector again
+            if said_already(p.payload, said):
+                continue  # a line its page's kept entry holds: the entry says it already
             doc = str(p.payload.get("doc_id"))
             if len(rows) >= plan.limit:
                 late.append(cid)
                 continue
+            lead = page_lead(p.payload)
+            if lead:  # a page's entry: the lines of its page it holds give it their places
+                rows, gone = without_lines_of(rows, doc, lead)
+                per_doc[doc] = per_doc.get(doc, 0) - gone
             if per_doc.get(doc, 0) >= self.max_per_doc:
                 capped.append(p)
                 continue
             seen.add(cid)
             stood.add(stands_for(p.payload))
+            if lead:
+                said[doc] = lead
             per_doc[doc] = per_doc.get(doc, 0) + 1
             rows.append(PlannedRow(p.payload, best_cosine(vec, p.dense), HYBRID))
         free = max(0, plan.limit - len(rows))
@@ -605,6 +620,47 @@ def entry_of(payload: dict[str, Any]) -> str | None:
 def stands_for(payload: dict[str, Any]) -> str:
     """The chunk a row stands for: a D3 entry's source chunk, else the row's own."""
     return entry_of(payload) or str(payload.get("chunk_id"))
+
+
+def page_lead(payload: dict[str, Any]) -> str:
+    """The first paragraph a page's D1 entry holds, words joined by one space ("" for any
+    other row)."""
+    if payload.get("layer") != Layer.D1_DOCUMENT_CATALOG.value:
+        return ""
+    return " ".join(str(payload.get("first_paragraph") or "").split())
+
+
+def said_already(payload: dict[str, Any], said: dict[str, str]) -> bool:
+    """Whether a page chunk is one line (no sentence ends inside it) that its page's first
+    paragraph holds word for word, as the page's kept D1 entry has it (``said``: by
+    document id). A man page's NAME section ("gitignore - Specifies intentionally
+    untracked files to ignore") and a generated command page's one-line summary are the
+    entry's own words: the entry (title, that line, the outline) is the same evidence
+    and more. An intro of sentences is a section a question asks for, and stays.
+
+    Example:
+        >>> line = {"layer": "D0", "doc_id": "g", "text": "gitignore - Ignore files"}
+        >>> said_already(line, {"g": "gitignore - Ignore files"}), said_already(line, {})
+        (True, False)
+        >>> intro = {**line, "text": "Split it. Merge them."}
+        >>> said_already(intro, {"g": "Split it. Merge them."})
+        False
+    """
+    if payload.get("layer") != Layer.D0_DOC_CHUNKS.value:
+        return False
+    lead = said.get(str(payload.get("doc_id"))) or ""
+    text = " ".join(str(payload.get("text") or "").split())
+    return bool(lead and text) and not _SENTENCE_END.search(text) and text in lead
+
+
+def without_lines_of(rows: list[PlannedRow], doc: str, lead: str) -> tuple[list[PlannedRow], int]:
+    """``rows`` without the hybrid rows of page ``doc`` whose line its entry's first
+    paragraph ``lead`` holds (:func:`said_already`), and how many left."""
+    kept = [r for r in rows if r.step != HYBRID or not said_already(r.payload, {doc: lead})]
+    return kept, len(rows) - len(kept)
+
+
+_SENTENCE_END = re.compile(r"[.!?]\s")
 
 
 def after_sources(rows: list[PlannedRow]) -> list[PlannedRow]:
