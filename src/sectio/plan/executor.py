@@ -537,8 +537,8 @@ class PlanExecutor:
         a second entry of a chunk already kept is passed over (two options of one list
         took both places of their page, and the list itself was capped out), and the
         chunk stands right after its entry (:func:`after_sources`). So are a page's D1
-        entry and a one-line chunk its first paragraph holds (:func:`said_already`): the
-        line is passed over where the entry is kept, and gives the entry its place where
+        entry and a man page's NAME line its first paragraph holds (:func:`said_already`):
+        the line is passed over where the entry is kept, and gives the entry its place where
         it came first (a man page's NAME line and its entry took both places of gitignore,
         and DESCRIPTION was capped out). The rows (scored by their cosine with ``vec``)
         and the chunk ids left out."""
@@ -631,26 +631,28 @@ def page_lead(payload: dict[str, Any]) -> str:
 
 
 def said_already(payload: dict[str, Any], said: dict[str, str]) -> bool:
-    """Whether a page chunk is one line (no sentence ends inside it) that its page's first
-    paragraph holds word for word, as the page's kept D1 entry has it (``said``: by
-    document id). A man page's NAME section ("gitignore - Specifies intentionally
-    untracked files to ignore") and a generated command page's one-line summary are the
-    entry's own words: the entry (title, that line, the outline) is the same evidence
-    and more. An intro of sentences is a section a question asks for, and stays.
+    """Whether a page chunk is a man page's NAME line (``name - what it does``, one line,
+    no sentence ending inside it: "gitignore - Specifies intentionally untracked files to
+    ignore") that its page's first paragraph holds word for word, as the page's kept D1
+    entry has it (``said``: by document id). The line is the entry's own words: the entry
+    (title, that line, the outline) is the same evidence and more. A page's intro, even of
+    one sentence ("Never use ECB mode to encrypt fields of a database: ..."), is a section
+    a question asks for, and stays.
 
     Example:
         >>> line = {"layer": "D0", "doc_id": "g", "text": "gitignore - Ignore files"}
         >>> said_already(line, {"g": "gitignore - Ignore files"}), said_already(line, {})
         (True, False)
-        >>> intro = {**line, "text": "Split it. Merge them."}
-        >>> said_already(intro, {"g": "Split it. Merge them."})
+        >>> intro = {**line, "text": "Never use ECB mode: it leaks."}
+        >>> said_already(intro, {"g": "Never use ECB mode: it leaks."})
         False
     """
     if payload.get("layer") != Layer.D0_DOC_CHUNKS.value:
         return False
     lead = said.get(str(payload.get("doc_id"))) or ""
     text = " ".join(str(payload.get("text") or "").split())
-    return bool(lead and text) and not _SENTENCE_END.search(text) and text in lead
+    whatis = bool(_WHATIS.match(text)) and not _SENTENCE_END.search(text)
+    return bool(lead) and whatis and text in lead
 
 
 def without_lines_of(rows: list[PlannedRow], doc: str, lead: str) -> tuple[list[PlannedRow], int]:
@@ -661,6 +663,8 @@ def without_lines_of(rows: list[PlannedRow], doc: str, lead: str) -> tuple[list[
 
 
 _SENTENCE_END = re.compile(r"[.!?]\s")
+#: A man page's NAME line: a name (or names, comma-separated), a dash, what it does.
+_WHATIS = re.compile(r"[\w][\w.+:-]*(?:, [\w][\w.+:-]*)* [-\u2013\u2014] \S")
 
 
 def after_sources(rows: list[PlannedRow]) -> list[PlannedRow]:
