@@ -65,7 +65,7 @@ def _fold(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens of ``text``, plurals folded."""
-    return [_fold(w) for w in _TOKEN.findall(text.lower())]
+    return [_fold(w) for w in raw_tokens(text)]
 
 
 def raw_tokens(text: str) -> list[str]:

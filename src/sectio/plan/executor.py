@@ -649,10 +649,11 @@ def said_already(payload: dict[str, Any], said: dict[str, str]) -> bool:
     """
     if payload.get("layer") != Layer.D0_DOC_CHUNKS.value:
         return False
-    lead = said.get(str(payload.get("doc_id"))) or ""
+    lead = said.get(str(payload.get("doc_id")))
+    if not lead:
+        return False  # no kept entry of its page: nothing to read (most rows)
     text = " ".join(str(payload.get("text") or "").split())
-    whatis = bool(_WHATIS.match(text)) and not _SENTENCE_END.search(text)
-    return bool(lead) and whatis and text in lead
+    return bool(_WHATIS.match(text)) and not _SENTENCE_END.search(text) and text in lead
 
 
 def without_lines_of(rows: list[PlannedRow], doc: str, lead: str) -> tuple[list[PlannedRow], int]:

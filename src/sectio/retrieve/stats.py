@@ -216,7 +216,6 @@ def _term_run(
     return run
 
 
-#: A capital letter standing alone ("C", "R"), not inside a word, a path or a query string.
 #: The words a question names the tool it works with after ("use uv ...", "with bun test").
 TOOL_CUES = frozenset({"use", "using", "with", "via"})
 
@@ -238,6 +237,7 @@ def tool_named(words: Sequence[str], i: int) -> bool:
     return 0 < i < len(words) - 1 and words[i - 1] in TOOL_CUES and words[i] not in TOOL_CUES
 
 
+#: A capital letter standing alone ("C", "R"), not inside a word, a path or a query string.
 _LONE_CAPITAL = re.compile(r"(?<![\w=&?/.-])[A-Z](?![\w=&/.-])")
 
 
