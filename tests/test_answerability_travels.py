@@ -213,6 +213,42 @@ def test_a_typo_needs_the_word_it_misspells_in_the_evidence() -> None:
     assert not written_small("flagger", "How does Flagger do canaries?")
 
 
+def test_another_form_of_a_word_the_evidence_holds_does_not_veto(tmp_path: Path) -> None:
+    # "streptococcal" is "Streptococcus" with another ending (no edit, no prefix explains
+    # it): a consumer's adjective of the label's noun, not another product
+    sections = {
+        "indications_and_usage": [
+            "Amoxicillin is indicated for the treatment of pharyngitis due to Streptococcus."
+        ],
+        "warnings": ["Probenecid may interfere with the excretion of amoxicillin."],
+    }
+    rows = [
+        {
+            "chunk_id": f"amoxicillin#{key}#0",
+            "doc_id": "amoxicillin",
+            "doc_title": "Amoxicillin",
+            "section_key": key,
+            "part_index": 0,
+            "text": text,
+            "source_refs": [{"source": "label", "url": "https://example.org/amoxicillin"}],
+        }
+        for key, [text] in sections.items()
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "l.jsonl", rows), profile="en_drug_label")
+        router = names_read(s.router("default"))
+        weighed = router.ask("treatment of streptococcal pharyngitis?", tenant="default")
+        report = weighed.details.answerability
+        assert report is not None and report.signals.weighed == ["streptococcal"]
+        assert (weighed.decision, report.signals.rule) == ("ANSWERABLE", "covered")
+        # written as a name; a drug whose first letters are a held word's ("interfere")
+        for other in ("Streptococcal", "interferon"):
+            result = router.ask(f"treatment of {other} pharyngitis?", tenant="default")
+            assert (result.decision, result.reason) == ("ABSTAIN", "subject_not_in_corpus")
+            assert result.details.answerability is not None
+            assert result.details.answerability.signals.rule == "unknown_name"
+
+
 def test_a_strength_after_the_name_names_no_other_product(sx: Sectio) -> None:
     router = names_read(sx.router("default"))
     result = router.ask("aspirin 40mg what is it for", tenant="default")

@@ -19,6 +19,11 @@ the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
   prefix of :data:`PREFIXES` then a collection word of at least
   :data:`STEM_LENGTH` letters whose terms the evidence has ("unpickle" where the
   passages say "pickle", "rehash" where they say "hash"); or
+* it is another form of a word the evidence holds: written in small letters,
+  the same stem of at least :data:`FORM_STEM` letters with another ending of
+  :data:`ENDINGS` ("streptococcal" where the passages say "streptococcus",
+  "hypertensive" where they say "hypertension"; "interferon" is no form of
+  "interfere", nor "dockershim" of "dockers"); or
 * the collection writes it as two words: split in two parts of at least
   :data:`COMPOUND_PART` letters, the parts' terms stand side by side somewhere
   in the collection ("deepfakes": "deep fakes"; "healthcheck": "health check");
@@ -83,6 +88,7 @@ def weigh(ctx: RuleContext) -> tuple[list[str], list[str]]:
         and not written_apart(w, ctx.words.lexical, ctx.stats)
         and not typo_in_evidence(w, ctx)
         and not derived_in_evidence(w, ctx)
+        and not form_in_evidence(w, ctx)
     ]
     return kept, [w for w in unknown if w not in kept]
 
@@ -117,6 +123,45 @@ def derived_in_evidence(word: str, ctx: RuleContext) -> bool:
             and word[len(p) :] in ctx.stats.words
         ],
     )
+
+
+#: The endings English changes between forms of one stem: adjective and noun, singular
+#: and plural of Latin and Greek words ("streptococc-al" / "streptococc-us",
+#: "hypertens-ive" / "hypertens-ion", "anaesthe-tic" / "anaesthe-sia").
+ENDINGS = frozenset(
+    {"a", "ae", "al", "ate", "ation", "e", "ed", "er", "ers", "i", "ia", "ial", "ic", "ical"}
+    | {"ics", "ies", "ing", "ion", "ions", "ism", "ist", "ity", "ive", "ous", "sia", "tic"}
+    | {"um", "us", "y"}
+)
+#: The shortest stem two forms of a word share.
+FORM_STEM = 8
+
+
+def form_in_evidence(word: str, ctx: RuleContext) -> bool:
+    """Whether ``word`` is another form of a word the evidence holds: written in small
+    letters (:func:`written_small`), one of :func:`other_forms` in the collection, with
+    terms the evidence has."""
+    return _small_and_held(word, ctx, lambda: other_forms(word, ctx.stats.words))
+
+
+def other_forms(word: str, words: frozenset[str] | set[str]) -> set[str]:
+    """The words of ``words`` that are another form of ``word``: a stem of at least
+    :data:`FORM_STEM` letters, ``word``'s ending and theirs both in :data:`ENDINGS`.
+
+    Example:
+        >>> sorted(other_forms("streptococcal", {"streptococcus", "streptomycin"}))
+        ['streptococcus']
+        >>> other_forms("hypertensive", {"hypertension"})
+        {'hypertension'}
+        >>> other_forms("interferon", {"interfere"}), other_forms("dockershim", {"dockers"})
+        (set(), set())
+    """
+    forms: set[str] = set()
+    for cut in range(FORM_STEM, len(word)):
+        stem, ending = word[:cut], word[cut:]
+        if ending in ENDINGS:
+            forms |= {stem + e for e in ENDINGS if e != ending and stem + e in words}
+    return forms
 
 
 def _small_and_held(word: str, ctx: RuleContext, candidates: Callable[[], Iterable[str]]) -> bool:
