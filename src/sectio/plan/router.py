@@ -286,8 +286,8 @@ class IntentRouter:
     def route(self, question: str) -> DocsIntent:
         """Read ``question`` into a route (deterministic: same catalog, same route)."""
         notes: list[str] = []
-        words = tokens(without_comparison(question))  # "vs" is no target term
-        raw = raw_tokens(without_comparison(question))  # the same words, as written
+        asked = without_comparison(question)  # "vs" is no target term
+        words, raw = tokens(asked), raw_tokens(asked)  # the same words, folded and as written
         code_words = {norm(s) for s in _CODE_SPAN.findall(question)}
         code_words |= {norm(w) for w in question.split() if _CODEISH.search(w.strip("`?.,!:;()"))}
         endpoints: list[str] = []

@@ -10,7 +10,7 @@ embedding model's vocabulary.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 from sectio.retrieve.text import tokens
 
@@ -270,6 +270,24 @@ VERB_ENDINGS = ("ions", "ion", "ing", "ers", "er", "ed", "es", "e", "ive")
 COMPOUND_PART = 4
 
 
+def other_endings(word: str, endings: Iterable[str], shortest: int) -> Iterator[str]:
+    """``word``'s stem with each other ending of ``endings``: for each ending ``word``
+    has after a stem of at least ``shortest`` letters, that stem and every other ending
+    (the forms a word may take on one stem; whether one is a word, the caller reads).
+
+    Example:
+        >>> sorted(other_endings("depletion", ("ion", "ed", "e"), 4))
+        ['deplete', 'depleted']
+        >>> list(other_endings("ion", ("ion", "ed"), 4))
+        []
+    """
+    ends = tuple(endings)
+    for end in ends:
+        stem = word[: -len(end)]
+        if word.endswith(end) and len(stem) >= shortest:
+            yield from (stem + other for other in ends if other != end)
+
+
 def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
     """A ``common`` test for :func:`salient_terms` from the embedding model's tokenizer.
 
@@ -301,8 +319,7 @@ def common_words(count_tokens: Callable[[str], int]) -> Callable[[str], bool]:
         stems = [word[: -len(end)] for end in INFLECTIONS if word.endswith(end)]
         if any(whole(stem, 3) for stem in stems):
             return True
-        stems = [word[: -len(end)] for end in VERB_ENDINGS if word.endswith(end)]
-        if any(whole(stem + end, 5) for stem in stems if len(stem) >= 4 for end in VERB_ENDINGS):
+        if any(whole(form, 5) for form in other_endings(word, VERB_ENDINGS, 4)):
             return True  # another form of the same verb is whole: "depletion" of "depleted"
         return any(
             whole(word[:i], COMPOUND_PART) and whole(word[i:], COMPOUND_PART)

@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from sectio.retrieve.stats import evidence_terms
+from sectio.retrieve.words import other_endings
 
 if TYPE_CHECKING:
     from sectio.index.lexical import LexicalEncoder
@@ -156,12 +157,7 @@ def other_forms(word: str, words: frozenset[str] | set[str]) -> set[str]:
         >>> other_forms("interferon", {"interfere"}), other_forms("dockershim", {"dockers"})
         (set(), set())
     """
-    forms: set[str] = set()
-    for cut in range(FORM_STEM, len(word)):
-        stem, ending = word[:cut], word[cut:]
-        if ending in ENDINGS:
-            forms |= {stem + e for e in ENDINGS if e != ending and stem + e in words}
-    return forms
+    return {form for form in other_endings(word, ENDINGS, FORM_STEM) if form in words}
 
 
 def _small_and_held(word: str, ctx: RuleContext, candidates: Callable[[], Iterable[str]]) -> bool:
