@@ -6,7 +6,6 @@ disagree."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.cli import main
 from sectio.index.edge import tally
+from sectio.index.edge.readonly import copy_tree
 from sectio.index.edge.store import EdgeBackend
 from sectio.index.ids import point_id_for
 from sectio.index.port import PointData
@@ -97,7 +97,7 @@ def test_a_copied_home_counts_its_own_shard(
     loaded: Path, settings: Settings, tmp_path: Path
 ) -> None:
     copy = tmp_path / "copy"
-    shutil.copytree(settings.home, copy)  # same bytes and mtimes, new inodes
+    copy_tree(settings.home, copy)  # same bytes and mtimes, new inodes
     copied = copy / loaded.relative_to(settings.home)
     assert tally.recall(copied) is None
     assert info(Settings(home=copy, embedder="fake"))["count"] == 5

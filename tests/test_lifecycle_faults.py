@@ -8,12 +8,12 @@ unfinished addition); then every tenant's count matches its manifest.
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 from pathlib import Path
 
 import pytest
 
+from sectio.index.edge.readonly import copy_tree
 from tests.helpers import chunk, write_jsonl
 from tests.test_faults import one_line_error, run
 
@@ -67,7 +67,7 @@ def shared_loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def old_home(loaded: Loaded, tmp_path: Path) -> Path:
     """A copy of the loaded home of its own (a home holds no absolute path)."""
     home = tmp_path / "home"
-    shutil.copytree(loaded[0], home)
+    copy_tree(loaded[0], home)
     return home
 
 
@@ -118,7 +118,7 @@ def test_killed_tenant_addition_is_never_served_half_loaded(
     shared_loaded: Path, tmp_path: Path, point: str, outcome: str
 ) -> None:
     home = tmp_path / "home"
-    shutil.copytree(shared_loaded, home)
+    copy_tree(shared_loaded, home)
     globex = [
         {**chunk(f"g{i}", "s", 0, f"globex text document {i}."), "tenant": "globex"}
         for i in range(40)

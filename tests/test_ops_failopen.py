@@ -8,7 +8,6 @@ id is then None, and the failure is logged and counted.
 from __future__ import annotations
 
 import logging
-import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from sectio import Sectio, Settings
+from sectio.index.edge.readonly import copy_tree
 from sectio.ops import OpsStore, TraceNotFound
 from sectio.testing import closed_port, silent_server, throwaway_database
 from tests.helpers import chunk, write_jsonl
@@ -51,7 +51,7 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def home(tmp_path: Path, seeded: Path) -> Path:
-    shutil.copytree(seeded, tmp_path / "home")
+    copy_tree(seeded, tmp_path / "home")
     return tmp_path / "home"
 
 

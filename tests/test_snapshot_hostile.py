@@ -10,7 +10,6 @@ import gzip
 import hashlib
 import io
 import json
-import shutil
 import tarfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from sectio import Sectio, Settings
 from sectio._files import file_sha256
 from sectio.errors import CorpusMismatch, ManifestMismatch, SnapshotError
 from sectio.index.edge import archive
+from sectio.index.edge.readonly import copy_tree
 from sectio.index.edge.space import used_bytes
 from tests.helpers import chunk, write_jsonl
 
@@ -33,7 +33,7 @@ def version(sectio: Sectio, small_corpus: Path, tmp_path: Path) -> Path:
     coll = sectio.settings.collections_dir / "default"
     live = coll / (coll / "CURRENT").read_text().strip()
     copy = tmp_path / "version"
-    shutil.copytree(live, copy)
+    copy_tree(live, copy)
     return copy
 
 

@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient
 from sectio import Sectio, Settings
 from sectio.api.app import create_app
 from sectio.embed.cache import CachedEmbedder
+from sectio.index.edge.readonly import copy_tree
 from sectio.testing import FakeEmbedder
 from tests.helpers import chunk, write_jsonl
 from tests.helpers.api import ACME, GLOBEX, KEYS, label_rows
@@ -197,9 +198,8 @@ def _mcp_view(s: Sectio, tenant: str) -> list[Any]:
 
 @pytest.fixture
 def probe_home(home: Path, tmp_path: Path) -> Iterator[Path]:
-    import shutil
 
-    shutil.copytree(home, tmp_path / "home")
+    copy_tree(home, tmp_path / "home")
     yield tmp_path / "home"
 
 
