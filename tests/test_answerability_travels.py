@@ -24,7 +24,7 @@ from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
 from sectio.contract.explain import why
 from sectio.contract.profile import LexicalSettings
 from sectio.retrieve.answerability.rules.category import class_subject
-from sectio.retrieve.answerability.weigh import acronyms, written_apart
+from sectio.retrieve.answerability.weigh import STRONG_COVERAGE, acronyms, written_apart
 from sectio.retrieve.calibration import (
     CALIBRATION_FILE,
     read_stored,
@@ -521,6 +521,41 @@ def test_a_question_mostly_of_absent_words_abstains(generic: Sectio) -> None:
     kept = generic.ask("must redistribution retain the copyright notice verbatim", collection="g")
     assert kept.details.answerability is not None
     assert kept.details.answerability.signals.rule != "absent_words"
+
+
+def test_a_strong_rest_weighs_out_no_name(tmp_path: Path) -> None:
+    """A well-covered, strongly similar rest of the question weighs out a word in small
+    letters, never one written as a name: "how is AI regulated in the UK?" has a strong
+    rest in the EU's Act, and is about the UK."""
+    rows = [
+        {
+            "chunk_id": f"lic#{i}",
+            "doc_id": "license",
+            "section_key": f"s{i}",
+            "part_index": 0,
+            "text": text,
+            "source_refs": [{"source": "licence", "url": "https://example.org/licence"}],
+        }
+        for i, text in enumerate(
+            [
+                "Copyright holders grant permission to copy and distribute the work.",
+                "Redistribution of source code must retain the copyright notice.",
+            ]
+        )
+    ]
+    with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
+        s.ingest(write_jsonl(tmp_path / "g.jsonl", rows), collection="g")
+        asked = "Must redistribution of source code retain the copyright notice under Zorblax?"
+        named = s.ask(asked, collection="g")
+        report = named.details.answerability
+        assert (named.decision, named.reason) == ("ABSTAIN", "subject_not_in_corpus")
+        assert report is not None and report.signals.rule == "unknown_name"
+        assert report.uncovered == ["zorblax"] and not report.signals.weighed
+        # the rest was strong: the one thing that kept the name is that it is a name
+        assert report.signals.coverage >= STRONG_COVERAGE
+        assert report.signals.best_dense >= report.thresholds.strong_floor
+        rest = s.ask(asked.replace(" under Zorblax", ""), collection="g")
+        assert rest.decision == "ANSWERABLE"
 
 
 def test_verbs_a_question_asks_with_are_no_absent_words(generic: Sectio) -> None:

@@ -31,7 +31,10 @@ the corpus does answer. It vetoes (``subject_not_in_corpus``) unless:
 * the rest of the question is well covered at a strong similarity: the
   coverage of its known terms reaches :data:`STRONG_COVERAGE` and the best
   cosine reaches the calibrated floor plus :data:`STRONG_MARGIN` (in the model's
-  units: :mod:`~sectio.retrieve.answerability.margins`).
+  units: :mod:`~sectio.retrieve.answerability.margins`), and the word is not
+  written as a name (:func:`written_as_name`: "Zorbicide", "UK"; an identifier
+  such as "resetModuleRegistry" is no name): the rest of "how is AI regulated
+  in the UK?" is strongly the EU's Act, which is not what it asks about.
 
 Strengths, doses, units, versions and dosage forms never get here: they are
 no salient term (:func:`sectio.retrieve.words.quantity_word`).
@@ -84,7 +87,7 @@ def weigh(ctx: RuleContext) -> tuple[list[str], list[str]]:
     kept = [
         w
         for w in unknown
-        if not strong
+        if not (strong and not written_as_name(w, ctx.question))
         and w not in initials
         and not written_apart(w, ctx.words.lexical, ctx.stats)
         and not typo_in_evidence(w, ctx)
@@ -196,15 +199,34 @@ def written_small(word: str, question: str) -> bool:
         >>> written_small("flagger", "What does Flagger do?"), written_small("stride", "STRIDE?")
         (False, False)
     """
-    opening = len(question) - len(question.lstrip())
-    found = list(
-        re.finditer(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", question, re.IGNORECASE)
-    )
+    found = _written(word, question)
     return bool(found) and all(
-        m.group() == m.group().lower()
-        or (m.start() == opening and m.group()[1:] == m.group()[1:].lower())
-        for m in found
+        m.group() == m.group().lower() or (opens and m.group()[1:] == m.group()[1:].lower())
+        for m, opens in found
     )
+
+
+def written_as_name(word: str, question: str) -> bool:
+    """Whether ``question`` writes ``word`` with a capital first letter, a capital opening
+    the question aside: a name ("Zorbicide", "UK"), not an identifier ("resetModuleRegistry").
+
+    Example:
+        >>> written_as_name("zorbicide", "Can I spray Zorbicide on aphids?")
+        True
+        >>> written_as_name("resetmoduleregistry", "What does resetModuleRegistry do?")
+        False
+        >>> written_as_name("zorbicide", "Zorbicide on aphids?")
+        False
+    """
+    return any(m.group()[0].isupper() and not opens for m, opens in _written(word, question))
+
+
+def _written(word: str, question: str) -> list[tuple[re.Match[str], bool]]:
+    """Where ``question`` writes ``word`` as a whole word, any case, each with whether it
+    opens the question."""
+    opening = len(question) - len(question.lstrip())
+    pattern = rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])"
+    return [(m, m.start() == opening) for m in re.finditer(pattern, question, re.IGNORECASE)]
 
 
 def misspellings(word: str, words: frozenset[str]) -> set[str]:
