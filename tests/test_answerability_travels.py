@@ -23,6 +23,7 @@ from sectio.cli import cli
 from sectio.contract.diagnostics import Signals, Thresholds, VerdictReport
 from sectio.contract.explain import why
 from sectio.contract.profile import LexicalSettings
+from sectio.index.lexical import LexicalEncoder
 from sectio.retrieve.answerability.rules.category import class_subject
 from sectio.retrieve.answerability.weigh import STRONG_COVERAGE, acronyms, written_apart
 from sectio.retrieve.calibration import (
@@ -33,7 +34,7 @@ from sectio.retrieve.calibration import (
     tenant_digest,
 )
 from sectio.retrieve.pipeline import Pipeline
-from sectio.retrieve.stats import TermPairs, TermStats
+from sectio.retrieve.stats import Term, TermPairs, TermStats
 from sectio.retrieve.stored_stats import (
     STATS_CODE,
     code_fingerprint,
@@ -406,11 +407,13 @@ def test_the_subject_of_a_class_or_definition_question(
 # --- a strong passage answers what its words do not cover --------------------------------
 def _coverage_ctx(best: float, unknown: list[str]) -> SimpleNamespace:
     """What the coverage rule reads: a question covering a third of its rare words."""
-    terms = [
-        SimpleNamespace(word="long", covered=False),
-        SimpleNamespace(word="documentation", covered=True),
+    terms = [  # words no passage holds together (df 0: none is read as held by one)
+        SimpleNamespace(word="long", covered=False, df=0),
+        SimpleNamespace(word="documentation", covered=True, df=0),
     ]
     ctx = SimpleNamespace(
+        words=SimpleNamespace(lexical=LexicalEncoder(LexicalSettings())),
+        stats=TermStats(chunks=1000, df={}),
         coverage=0.33,
         settings=SimpleNamespace(min_coverage=0.5),
         unknown=unknown,
@@ -440,6 +443,48 @@ def test_a_strong_passage_answers_a_question_in_other_words() -> None:
     assert Coverage().check(_coverage_ctx(0.54, [])) == ("coverage", "weak_evidence", ["long"])  # type: ignore[arg-type]
     with_name = Coverage().check(_coverage_ctx(0.9, ["hipaa"]))  # type: ignore[arg-type]
     assert with_name == ("coverage", "subject_not_in_corpus", ["long"])
+
+
+def _joint_ctx(passages: list[str], stopwords: bool = True) -> SimpleNamespace:
+    """What the coverage rule reads for "exclude lines from the coverage report with a
+    comment" over a collection of 1,000 chunks: five rare words (each in 10 chunks), a
+    third of their weight covered, cosines weak."""
+    lexical = LexicalEncoder(LexicalSettings(stopwords=stopwords))
+    stats = TermStats(chunks=1000, df={})
+    words = ["exclude", "lines", "coverage", "report", "comment"]
+    terms = [
+        Term(w, lexical.terms(w), 10, stats.idf_of(10), covered=i < 2) for i, w in enumerate(words)
+    ]
+    ctx = _coverage_ctx(0.30, [])
+    ctx.terms, ctx.stats = terms, stats
+    ctx.words = SimpleNamespace(lexical=lexical)
+    ctx.signals = Signals(route="docs_plan", document_named=None)
+    ctx.outcome = SimpleNamespace(
+        evidence=[SimpleNamespace(doc_title=None, section_title=None, text=t) for t in passages]
+    )
+    return ctx
+
+
+def test_a_passage_holding_the_questions_words_together_answers_weak_cosines() -> None:
+    from sectio.retrieve.answerability.rules.coverage import Coverage
+    from sectio.retrieve.answerability.weigh import JOINT_SURPRISE, joint_passage
+
+    # one passage holds all five: 5 x 4.56 (each IDF) - ln 1000 = 15.9, over ln 10,000
+    together = "Comments exclude lines from the coverage report."
+    ctx = _joint_ctx([together])
+    assert joint_passage(ctx)  # type: ignore[arg-type]
+    assert ctx.signals.joint_surprise >= JOINT_SURPRISE
+    assert Coverage().check(_joint_ctx([together])) is None  # type: ignore[arg-type]
+    # the same words spread over passages, two at most in one: weak evidence still
+    apart = ["Exclude these lines.", "The coverage report.", "A comment."]
+    assert not joint_passage(_joint_ctx(apart))  # type: ignore[arg-type]
+    assert Coverage().check(_joint_ctx(apart)) == (
+        "coverage",
+        "weak_evidence",
+        ["coverage", "report", "comment"],
+    )  # type: ignore[arg-type]
+    # a BM25 that keeps function words (Vietnamese's syllables) never reads it
+    assert not joint_passage(_joint_ctx([together], stopwords=False))  # type: ignore[arg-type]
 
 
 # --- explained in the CLI, the playground and `sectio info` -----------------------------

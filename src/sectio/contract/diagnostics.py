@@ -269,6 +269,7 @@ class Signals(Facts):
     guest_compounds_held: list[str] | None = None
     catalog_best: float | None = None
     heading_named: str | None = None
+    joint_surprise: float | None = None
     rule: str | None = None
 
 
@@ -284,6 +285,7 @@ class Thresholds(Facts):
     strong_floor: float | None = None
     catalog_strong_floor: float | None = None
     strong_coverage: float | None = None
+    joint_surprise: float | None = None
     margin_scale: float | None = None
     rerank_floor: float | None = None
     #: On a weak-evidence abstention: the embedding model reads English only and the

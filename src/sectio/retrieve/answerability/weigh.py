@@ -42,6 +42,7 @@ no salient term (:func:`sectio.retrieve.words.quantity_word`).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -66,6 +67,14 @@ STRONG_MARGIN = 0.35
 #: is far from any one of its topics), the third (+0.19) stays stopped; see
 #: docs/decisions/2026-12-04-catalog-and-acronyms.md.
 CATALOG_STRONG_MARGIN = 0.30
+#: How unlikely by chance one passage holding the question's known terms together must be
+#: for it to answer a question the cosines call weak: the sum of their IDFs, less the log
+#: of the collection's chunk count, reaches ln(10,000) (under independence: fewer than one
+#: chunk in 10,000 holds them all). Chosen on the dev splits of twelve sets (2026-12-07):
+#: the off-topic questions the weak-evidence rules stop reach at most 4.5 there, the two
+#: answerable ones above it 14.7 and 11.4; on the holdouts, never tuned on, off-topic
+#: ones reach 8.1 ("How do TCP SYN cookies protect against SYN floods?" on QUIC's RFCs).
+JOINT_SURPRISE = math.log(10_000)
 #: The shortest word (and the shortest word of the collection) read as a typo of another.
 TYPO_LENGTH = 5
 #: The shortest part of an unknown word read as two words the collection writes.
@@ -276,6 +285,38 @@ def strong_passage(ctx: RuleContext) -> bool:
     strong = floor + ctx.margin(CATALOG_STRONG_MARGIN)
     ctx.thresholds.catalog_strong_floor = round(strong, 4)
     return ctx.best >= strong
+
+
+def joint_passage(ctx: RuleContext) -> bool:
+    """One evidence passage holds the question's known terms together at odds no chance
+    explains: the IDFs of the terms it holds sum to :data:`JOINT_SURPRISE` over the log of
+    the collection's chunk count (recorded as ``joint_surprise``). "How do I exclude a few
+    lines from the coverage report with a comment?": one Jest passage holds all five
+    words, though no page summary is close (the catalog rule); "can I build a face
+    recognition database by scraping photos from the internet?": Article 5 holds four of
+    them, where MiniLM places the question far (the planner's margin). It lets a question
+    pass the weak-evidence rules (the planner's margin without a guest name, the page
+    catalog, coverage, unseen pairs); never the calibrated floor itself, an unknown name
+    or a guest.
+
+    Only where the collection's BM25 leaves out function words (``[lexical] stopwords``):
+    the sum reads its terms as independent, and a BM25 that keeps them (Vietnamese's
+    syllables, ``generic_vi``) adds up "của", "và" and the syllables of one word; on the
+    Vietnamese laws it passed two off-topic statements. False without evidence."""
+    lexical = ctx.words.lexical
+    if not ctx.outcome.evidence or ctx.stats.chunks < 2 or not lexical.settings.stopwords:
+        return False
+    known = [t for t in ctx.terms if t.df > 0]
+    if not known:
+        return False
+    best = 0.0
+    for e in ctx.outcome.evidence:
+        held = evidence_terms([e], lexical)
+        best = max(best, sum(t.idf for t in known if t.ids & held))
+    surprise = best - math.log(ctx.stats.chunks)
+    ctx.signals.joint_surprise = round(surprise, 3)
+    ctx.thresholds.joint_surprise = round(JOINT_SURPRISE, 3)
+    return surprise >= JOINT_SURPRISE
 
 
 def acronyms(texts: Iterable[str]) -> set[str]:

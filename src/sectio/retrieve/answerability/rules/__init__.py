@@ -28,10 +28,12 @@ rule                decides
 ``absent_words``    a question mostly of words the collection never contains
                     abstains (``subject = "terms"``)
 ``unseen_pairs``    a question whose known words the collection never writes
-                    side by side abstains (``subject = "terms"``)
+                    side by side abstains (``subject = "terms"``), unless one
+                    passage holds them together at odds no chance explains
 ``subject``         another subject named (``subject = "document"``) abstains
 ``coverage``        too little of the salient-term weight covered abstains,
-                    unless a passage is strong evidence by itself
+                    unless a passage is strong evidence by itself or holds
+                    the question's words together (``joint_passage``)
 ``planner``         headings, names, guests, margins and a docs catalog (every
                     ranked route)
 ``dense``           a best cosine at or under the calibrated floor abstains

@@ -1,7 +1,9 @@
 """``coverage``: the evidence must hold enough of the salient-term weight (``min_coverage``).
 
 Unless a passage is strong evidence by itself
-(:func:`~sectio.retrieve.answerability.weigh.strong_passage`) and no unknown name
+(:func:`~sectio.retrieve.answerability.weigh.strong_passage`) or holds the
+question's words together at odds no chance explains
+(:func:`~sectio.retrieve.answerability.weigh.joint_passage`), and no unknown name
 that carries the subject is among the terms (a typo, an abbreviation or a
 compound the weighing explains does not:
 :mod:`~sectio.retrieve.answerability.weigh`): a question in its asker's
@@ -22,7 +24,7 @@ from sectio.retrieve.answerability.verdict import (
     WEAK_EVIDENCE,
     Verdict,
 )
-from sectio.retrieve.answerability.weigh import strong_passage
+from sectio.retrieve.answerability.weigh import joint_passage, strong_passage
 
 
 class Coverage:
@@ -35,7 +37,7 @@ class Coverage:
     def check(self, ctx: RuleContext) -> Verdict | None:
         if ctx.coverage >= ctx.settings.min_coverage:
             return None
-        if not ctx.unweighed and strong_passage(ctx):
+        if not ctx.unweighed and (strong_passage(ctx) or joint_passage(ctx)):
             return None
         uncovered = [t.word for t in ctx.terms if not t.covered]
         reason = SUBJECT_NOT_IN_CORPUS if ctx.unknown else WEAK_EVIDENCE

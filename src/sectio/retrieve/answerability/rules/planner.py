@@ -21,14 +21,17 @@ alternative of a word that section names ("DNS", "TCP", "MKCOL" on the Requests 
 "TLS/SSL"; "AES" beside "ECB mode", "MD5 or SHA1" on the OWASP cheat sheets: a protocol
 or an algorithm mentioned rarely, written where the answer is: :func:`acronyms_at_best`);
 any other question needs evidence ``planner_margin`` above it (each margin in the model's units:
-:mod:`~sectio.retrieve.answerability.margins`). Last, a question whose closest page
+:mod:`~sectio.retrieve.answerability.margins`), or one passage holding its words together at
+odds no chance explains (:func:`~sectio.retrieve.answerability.weigh.joint_passage`: the model
+can place far a question whose words one passage holds). Last, a question whose closest page
 (its best cosine among the page catalog entries) is no closer than
 general-knowledge questions come to the catalog is about no page
 (``rule = "catalog"``): evidence passages can share a question's words
 ("Docker Desktop", "Istio") where no page is about its subject; unless a
 passage is strong evidence itself (its cosine
 :data:`~sectio.retrieve.answerability.weigh.CATALOG_STRONG_MARGIN` over the
-floor: a page's summary can miss what one of its passages answers).
+floor: a page's summary can miss what one of its passages answers), or one that holds
+the question's words together (:func:`~sectio.retrieve.answerability.weigh.joint_passage`).
 
 The rules run on every ranked route, not only the docs planner's: a
 collection of any profile gets the same headings, unknown names, guest
@@ -51,7 +54,7 @@ from collections.abc import Mapping, Sequence
 from sectio.contract.result import Evidence
 from sectio.retrieve.answerability.context import PLANNER_ROUTE, RuleContext
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, WEAK_EVIDENCE, Verdict
-from sectio.retrieve.answerability.weigh import strong_passage
+from sectio.retrieve.answerability.weigh import joint_passage, strong_passage
 from sectio.retrieve.stats import Term, evidence_terms
 from sectio.retrieve.text import tokens
 from sectio.retrieve.words import acronym_words, capitalised_words, code_words, plain_words
@@ -127,7 +130,7 @@ class Planner:
         signals.guest_acronyms_at_best = written or None
         signals.guest_headings_at_best = headed or None
         signals.guest_compounds_held = held or None
-        if ctx.best >= floor and not far:
+        if (ctx.best >= floor and not far) or (not kept and joint_passage(ctx)):
             return self._catalog(ctx)
         reason = SUBJECT_NOT_IN_CORPUS if kept else WEAK_EVIDENCE
         return ctx.decide("guest_name" if kept else "dense", reason, far or kept)
@@ -143,6 +146,8 @@ class Planner:
         if catalog.best > catalog.floor:
             return None
         if strong_passage(ctx):  # passages this close answer it, whatever page they are on
+            return None
+        if joint_passage(ctx):  # a passage holds the question's words, as no chance does
             return None
         if heading_named_in_part(ctx):  # the evidence's own heading, named in part
             return None

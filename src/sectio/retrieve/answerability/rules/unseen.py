@@ -11,10 +11,12 @@ content word apart (stopwords skipped, either order:
 :meth:`~sectio.retrieve.stats.TermPairs.near`; "fines for breaking the rules"
 where the AI Act writes "rules on administrative fines"), abstains
 (``subject_not_in_corpus``, the pairs' words uncovered) unless the
-evidence is strong (:func:`~sectio.retrieve.answerability.weigh.strong_evidence`)
-or the docs plan put first the rows of a section whose own title the question
-writes (:func:`titled`: "How do I set a coverageThreshold so the build fails
-below 80%?" writes a Jest option's heading).
+evidence is strong (:func:`~sectio.retrieve.answerability.weigh.strong_evidence`),
+one passage holds the question's words together at odds no chance explains
+(:func:`~sectio.retrieve.answerability.weigh.joint_passage`), or the docs plan
+put first the rows of a section whose own title the question writes
+(:func:`titled`: "How do I set a coverageThreshold so the build fails below
+80%?" writes a Jest option's heading).
 
 Not on a drug corpus (``subject = "document"``): consumers write conditions
 and complaints in words no label puts together ("leg swelling caused by
@@ -28,7 +30,7 @@ import itertools
 from sectio.retrieve.answerability.context import RuleContext
 from sectio.retrieve.answerability.rules.absent import terms_decide
 from sectio.retrieve.answerability.verdict import SUBJECT_NOT_IN_CORPUS, Verdict
-from sectio.retrieve.answerability.weigh import strong_evidence
+from sectio.retrieve.answerability.weigh import joint_passage, strong_evidence
 from sectio.retrieve.stats import Term
 from sectio.retrieve.words import ASKING_WORDS
 
@@ -55,7 +57,7 @@ class UnseenPairs:
         written = ctx.stats.pairs
         if any(written.near(a, b) for x, y in pairs for a in x.ids for b in y.ids):
             return None
-        if strong_evidence(ctx):
+        if strong_evidence(ctx) or joint_passage(ctx):
             return None
         words = list(dict.fromkeys(t.word for pair in pairs for t in pair))
         return ctx.decide(self.name, SUBJECT_NOT_IN_CORPUS, words)
