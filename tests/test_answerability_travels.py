@@ -518,11 +518,13 @@ def test_info_shows_the_thresholds_per_tenant(sx: Sectio, monkeypatch: pytest.Mo
     assert tenant["margin_floor"] == round(tenant["dense_floor"] + 0.0, 4)  # en_drug_label
     assert tenant["strong_floor"] > tenant["dense_floor"]
     assert summary["settings"]["subject"] == "document"
+    assert summary["settings"]["joint_surprise"] == 9.21  # ln 10,000: the BM25 drops stopwords
     human = runner.invoke(cli, ["info", "-c", "default"])
     assert human.exit_code == 0, human.output
     assert "answerability: min coverage 0.5" in human.output
     assert f"default: dense floor {tenant['dense_floor']:.4f}" in human.output
     assert "term statistics stored" in human.output
+    assert "one passage's words together: surprise 9.21" in human.output
 
 
 def test_the_playground_explains_an_abstention() -> None:

@@ -479,10 +479,13 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
     shows them, from the stored calibration (nothing is measured: a tenant without a
     current one says so, and its first query measures it).
 
-    ``{"settings": {...}, "tenants": {tenant: {"source", "languages", "banks",
+    ``{"settings": {..., "joint_surprise"}, "tenants": {tenant: {"source", "languages", "banks",
     "model_mismatch", "dense_floor", "margin_scale", "margin_floor", "strong_floor",
     "catalog_floor", "term_statistics"}}}`` (the margins scaled to the model's units:
     :mod:`~sectio.retrieve.answerability.margins`);
+    ``joint_surprise`` is the odds one passage holding the question's words must beat
+    (:func:`~sectio.retrieve.answerability.weigh.joint_passage`; None where the BM25 keeps
+    stopwords, which never reads it);
     floors None where there is nothing to read, ``model_mismatch`` None unless an
     English-only model embeds a tenant in another language; ``term_statistics`` whether the
     tenant's term statistics are stored (:func:`~sectio.retrieve.stored_stats.stored_state`).
@@ -515,7 +518,7 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
             "catalog_floor": None if pct is None else cal.floor(pct, catalog=True),
             "term_statistics": words,
         }
-    from sectio.retrieve.answerability.weigh import STRONG_MARGIN
+    from sectio.retrieve.answerability.weigh import JOINT_SURPRISE, STRONG_MARGIN
 
     settings = {
         "min_coverage": cfg.min_coverage,
@@ -523,6 +526,9 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
         "planner_margin": cfg.planner_margin,
         "guest_margin": cfg.guest_margin,
         "strong_margin": STRONG_MARGIN,
+        "joint_surprise": (
+            round(JOINT_SURPRISE, 3) if collection.lexical.settings.stopwords else None
+        ),
         "catalog_percentile": cfg.catalog_percentile,
         "subject": cfg.subject,
     }

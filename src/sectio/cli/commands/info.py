@@ -62,6 +62,11 @@ def _threshold_lines(summary: dict[str, Any] | None) -> None:
         f"  answerability: min coverage {cfg['min_coverage']}, floor = the "
         f"{cfg['calibration_percentile']:g}th percentile of unrelated questions' best cosines, "
         f"margin {cfg['planner_margin']}, strong margin {cfg['strong_margin']}"
+        + (
+            f", one passage's words together: surprise {cfg['joint_surprise']}"
+            if cfg.get("joint_surprise") is not None
+            else ""
+        )
     )
     for tenant, t in summary["tenants"].items():
         words = f"; term statistics {t['term_statistics']}" if t.get("term_statistics") else ""
