@@ -25,7 +25,7 @@ its ``holdout`` split (never tuned on), when it has them.
 Usage::
 
     .venv/bin/python benchmarks/answerability.py [--sets drugs,scifact,argocd]
-        [--per-query DIR] [--show-misses] [--embedder minilm|e5] [--profile NAME]
+        [--per-query DIR] [--show-misses] [--embedder minilm|e5] [--profile NAME] [--joint]
 
 ``--embedder`` and ``--profile`` apply to the ``new_corpora.py`` sets only
 (another model or profile is another collection, under
@@ -250,6 +250,34 @@ def planner_curve(rows: list[Row]) -> None:
             print(f"| {planner:.2f} | {guest:.2f} | {split} | {a:.3f} | {b:.3f} |")
 
 
+#: The rules a passage holding the question's words together lets a question past.
+WEAK_RULES = ("dense", "catalog", "coverage", "unseen_pairs")
+
+
+def joint_table(rows: list[Row]) -> None:
+    """The questions the weak-evidence rules still stop, by split and expectation, with the
+    joint surprise their best passage reached (``signals.joint_surprise``: where
+    ``weigh.JOINT_SURPRISE`` was chosen; a question over it passed, so is not here)."""
+    stopped = [
+        r
+        for r in rows
+        if r.abstained
+        and (r.answerability.get("signals") or {}).get("rule") in WEAK_RULES
+        and (r.answerability.get("signals") or {}).get("joint_surprise") is not None
+    ]
+    if not stopped:
+        return
+    print("\n| split | expect | stopped on weak evidence | highest joint surprise | its question |")
+    print("|---|---|---|---|---|")
+    for split in ("dev", "holdout"):
+        for expect in ("abstain", "answer"):
+            sub = [r for r in stopped if _split(r.group) == split and r.expect == expect]
+            if sub:
+                top = max(sub, key=lambda r: r.answerability["signals"]["joint_surprise"])
+                best = top.answerability["signals"]["joint_surprise"]
+                print(f"| {split} | {expect} | {len(sub)} | {best:.2f} | {top.text[:70]!r} |")
+
+
 def _split(group: str | None) -> str:
     """``dev`` or ``holdout`` (our Argo CD test split is never tuned on: holdout)."""
     return "dev" if (group or "").endswith("/dev") else "holdout"
@@ -262,12 +290,17 @@ def main() -> None:
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--embedder", choices=("minilm", "e5"), default="minilm")
     ap.add_argument("--profile", default=None, help="a shipped profile name or a TOML file")
+    ap.add_argument(
+        "--joint", action="store_true", help="the joint surprise of questions stopped as weak"
+    )
     args = ap.parse_args()
     NEW_OPTIONS.update(embedder=args.embedder, profile=args.profile)
     for name in args.sets.split(","):
         rows = run_set(name)
         table(name, rows)
         planner_curve(rows)
+        if args.joint:
+            joint_table(rows)
         if args.per_query is not None:
             args.per_query.mkdir(parents=True, exist_ok=True)
             write_rows(args.per_query / f"{name}.jsonl", rows)
