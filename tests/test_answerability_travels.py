@@ -496,6 +496,12 @@ def test_the_cli_names_the_measure_and_threshold_that_decided() -> None:
         thresholds=Thresholds(min_coverage=0.5, dense_floor=0.25, catalog_floor=0.22),
     )
     assert why(report) == "rule catalog: closest page 0.210 <= catalog floor 0.220"
+    # the passage escape, measured and missed, is named; one reached is not (it passed)
+    report.signals.joint_surprise, report.thresholds.joint_surprise = 4.28, 9.21
+    assert why(report).endswith("; one passage's words together 4.28 < 9.21")
+    report.signals.joint_surprise = 10.5
+    assert "together" not in why(report)
+    report.signals.joint_surprise = None
     report.signals.rule, report.uncovered = "unknown_name", ["zorbitrex"]
     report.signals.weighed = ["pvc"]
     assert (
@@ -530,7 +536,14 @@ def test_info_shows_the_thresholds_per_tenant(sx: Sectio, monkeypatch: pytest.Mo
 def test_the_playground_explains_an_abstention() -> None:
     page = (Path(sectio.__file__).parent / "api" / "static" / "index.html").read_text()
     assert "function renderWhy(data)" in page and "${renderWhy(data)}" in page
-    for field in ("uncovered", "closest_documents", "weighed", "catalog_floor", "dense_floor"):
+    for field in (
+        "uncovered",
+        "closest_documents",
+        "weighed",
+        "catalog_floor",
+        "dense_floor",
+        "joint_surprise",
+    ):
         assert field in page
 
 

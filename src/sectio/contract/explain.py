@@ -15,6 +15,9 @@ Example:
     >>> report.signals.rule, report.uncovered = "unseen_pairs", ["company", "fined"]
     >>> why(report)
     'rule unseen_pairs: never written together: company, fined'
+    >>> report.signals.joint_surprise, report.thresholds.joint_surprise = 4.28, 9.21
+    >>> why(report).split("; ")[1]
+    "one passage's words together 4.28 < 9.21"
 """
 
 from __future__ import annotations
@@ -43,6 +46,11 @@ def why(report: VerdictReport) -> str:
         line += f"{';' if measure else ':'} {said}: {', '.join(report.uncovered)}"
     if s.weighed:
         line += f" (weighed, not vetoed: {', '.join(s.weighed)})"
+    joint = report.thresholds.joint_surprise
+    if s.joint_surprise is not None and joint is not None and s.joint_surprise < joint:
+        # the escape the weak-evidence rules offer, missed (one that reached it passed
+        # them; the calibrated floor itself may still have stopped the question)
+        line += f"; one passage's words together {s.joint_surprise:.2f} < {joint:.2f}"
     return line
 
 
