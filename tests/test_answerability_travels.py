@@ -548,24 +548,32 @@ def test_the_playground_explains_an_abstention() -> None:
 
 
 # --- a question mostly of words the collection never contains ---------------------------
-@pytest.fixture
-def generic(tmp_path: Path) -> Iterator[Sectio]:
-    rows = [
+LICENCE = [
+    "Copyright holders grant permission to copy and distribute the work.",
+    "Redistribution of source code must retain the copyright notice.",
+    "The license terminates automatically if you violate its terms.",
+]
+
+
+def licence_rows(texts: list[str], cited: bool = False) -> list[dict[str, object]]:
+    """One licence's chunks, a section each (``cited``: with a source, so they can answer)."""
+    source = [{"source": "licence", "url": "https://example.org/licence"}]
+    return [
         {
             "chunk_id": f"lic#{i}",
             "doc_id": "license",
             "section_key": f"s{i}",
             "part_index": 0,
             "text": text,
+            **({"source_refs": source} if cited else {}),
         }
-        for i, text in enumerate(
-            [
-                "Copyright holders grant permission to copy and distribute the work.",
-                "Redistribution of source code must retain the copyright notice.",
-                "The license terminates automatically if you violate its terms.",
-            ]
-        )
+        for i, text in enumerate(texts)
     ]
+
+
+@pytest.fixture
+def generic(tmp_path: Path) -> Iterator[Sectio]:
+    rows = licence_rows(LICENCE)
     with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
         s.ingest(write_jsonl(tmp_path / "g.jsonl", rows), collection="g")
         yield s
@@ -587,22 +595,7 @@ def test_a_strong_rest_weighs_out_no_name(tmp_path: Path) -> None:
     """A well-covered, strongly similar rest of the question weighs out a word in small
     letters, never one written as a name: "how is AI regulated in the UK?" has a strong
     rest in the EU's Act, and is about the UK."""
-    rows = [
-        {
-            "chunk_id": f"lic#{i}",
-            "doc_id": "license",
-            "section_key": f"s{i}",
-            "part_index": 0,
-            "text": text,
-            "source_refs": [{"source": "licence", "url": "https://example.org/licence"}],
-        }
-        for i, text in enumerate(
-            [
-                "Copyright holders grant permission to copy and distribute the work.",
-                "Redistribution of source code must retain the copyright notice.",
-            ]
-        )
-    ]
+    rows = licence_rows(LICENCE[:2], cited=True)
     with Sectio(Settings(home=tmp_path / "home", embedder="fake", traces=False)) as s:
         s.ingest(write_jsonl(tmp_path / "g.jsonl", rows), collection="g")
         asked = "Must redistribution of source code retain the copyright notice under Zorblax?"
