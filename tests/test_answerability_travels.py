@@ -34,7 +34,7 @@ from sectio.retrieve.calibration import (
     tenant_digest,
 )
 from sectio.retrieve.pipeline import Pipeline
-from sectio.retrieve.stats import Term, TermPairs, TermStats
+from sectio.retrieve.stats import Term, TermPairs, TermStats, evidence_terms
 from sectio.retrieve.stored_stats import (
     STATS_CODE,
     code_fingerprint,
@@ -462,6 +462,7 @@ def _joint_ctx(passages: list[str], stopwords: bool = True) -> SimpleNamespace:
     ctx.outcome = SimpleNamespace(
         evidence=[SimpleNamespace(doc_title=None, section_title=None, text=t) for t in passages]
     )
+    ctx.row_terms = [evidence_terms([e], lexical) for e in ctx.outcome.evidence]  # as RuleContext
     return ctx
 
 

@@ -518,17 +518,16 @@ def thresholds_summary(collection: Collection) -> dict[str, Any]:
             "catalog_floor": None if pct is None else cal.floor(pct, catalog=True),
             "term_statistics": words,
         }
-    from sectio.retrieve.answerability.weigh import JOINT_SURPRISE, STRONG_MARGIN
+    from sectio.retrieve.answerability.weigh import STRONG_MARGIN, joint_threshold
 
+    joint = joint_threshold(collection.lexical)
     settings = {
         "min_coverage": cfg.min_coverage,
         "calibration_percentile": cfg.calibration_percentile,
         "planner_margin": cfg.planner_margin,
         "guest_margin": cfg.guest_margin,
         "strong_margin": STRONG_MARGIN,
-        "joint_surprise": (
-            round(JOINT_SURPRISE, 3) if collection.lexical.settings.stopwords else None
-        ),
+        "joint_surprise": None if joint is None else round(joint, 3),
         "catalog_percentile": cfg.catalog_percentile,
         "subject": cfg.subject,
     }

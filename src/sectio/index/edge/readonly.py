@@ -54,7 +54,7 @@ def sweep(tmp: Path) -> list[Path]:
     return removed
 
 
-def copy_sparse(src: Path, dst: Path) -> None:
+def _copy_sparse(src: Path, dst: Path) -> None:
     """Copy one file, writing only its data regions (its holes stay holes), its mode and
     times kept (as :func:`shutil.copy2`, which writes every hole out: a shard's
     preallocated files make a home of a few MB some 300 MB)."""
@@ -78,12 +78,12 @@ def copy_sparse(src: Path, dst: Path) -> None:
 
 def copy_tree(src: Path, dst: Path) -> None:
     """Copy the folder ``src`` to ``dst`` (which must not exist) as :func:`shutil.copytree`
-    does, each file sparse (:func:`copy_sparse`).
+    does, each file sparse (:func:`_copy_sparse`).
 
     Raises:
         OSError: a file could not be read or written (what was copied stays).
     """
-    shutil.copytree(src, dst, copy_function=lambda s, d: copy_sparse(Path(s), Path(d)))
+    shutil.copytree(src, dst, copy_function=lambda s, d: _copy_sparse(Path(s), Path(d)))
 
 
 def private_copy(shard: Path, what: str) -> Path:
@@ -111,4 +111,4 @@ def private_copy(shard: Path, what: str) -> Path:
     return dst
 
 
-__all__ = ["COPY_PREFIX", "copy_sparse", "copy_tree", "private_copy", "sweep", "writable"]
+__all__ = ["COPY_PREFIX", "copy_tree", "private_copy", "sweep", "writable"]

@@ -100,6 +100,17 @@ class RuleContext:
         return self.turn.question
 
     @functools.cached_property
+    def row_terms(self) -> list[frozenset[int]]:
+        """Each evidence row's BM25 terms (title, section title and text), in evidence
+        order: read once per question, by every rule that asks which row holds a word."""
+        return [evidence_terms([e], self.words.lexical) for e in self.outcome.evidence]
+
+    @functools.cached_property
+    def held(self) -> frozenset[int]:
+        """Every BM25 term of the evidence (the union of :attr:`row_terms`)."""
+        return frozenset().union(*self.row_terms)
+
+    @functools.cached_property
     def terms(self) -> list[Term]:
         """The question's salient terms, each marked covered when the evidence holds it.
 
@@ -118,7 +129,7 @@ class RuleContext:
             common=self.words.common,
             generic=self.words.generic,
         )
-        held = evidence_terms(self.outcome.evidence, self.words.lexical)
+        held = self.held
         if self.settings.subject == "document" and self.subjects is not None:
             held |= self.subjects.about_docs(e.doc_id for e in self.outcome.evidence)
         for t in terms:

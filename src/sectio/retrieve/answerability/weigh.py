@@ -47,7 +47,6 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from sectio.retrieve.stats import evidence_terms
 from sectio.retrieve.words import other_endings
 
 if TYPE_CHECKING:
@@ -180,8 +179,7 @@ def _small_and_held(word: str, ctx: RuleContext, candidates: Callable[[], Iterab
     words = list(candidates())
     if not words:
         return False
-    held = evidence_terms(ctx.outcome.evidence, ctx.words.lexical)
-    return any(ctx.words.lexical.terms(v) & held for v in words)
+    return any(ctx.words.lexical.terms(v) & ctx.held for v in words)
 
 
 def written_apart(word: str, lexical: LexicalEncoder, stats: TermStats) -> bool:
@@ -287,6 +285,13 @@ def strong_passage(ctx: RuleContext) -> bool:
     return ctx.best >= strong
 
 
+def joint_threshold(lexical: LexicalEncoder) -> float | None:
+    """The joint surprise a passage must reach on a collection with this BM25
+    (:data:`JOINT_SURPRISE`), None where it keeps stopwords and :func:`joint_passage`
+    never reads it (what ``sectio info`` shows)."""
+    return JOINT_SURPRISE if lexical.settings.stopwords else None
+
+
 def joint_passage(ctx: RuleContext) -> bool:
     """One evidence passage holds the question's known terms together at odds no chance
     explains: the IDFs of the terms it holds sum to :data:`JOINT_SURPRISE` over the log of
@@ -303,20 +308,17 @@ def joint_passage(ctx: RuleContext) -> bool:
     the sum reads its terms as independent, and a BM25 that keeps them (Vietnamese's
     syllables, ``generic_vi``) adds up "của", "và" and the syllables of one word; on the
     Vietnamese laws it passed two off-topic statements. False without evidence."""
-    lexical = ctx.words.lexical
-    if not ctx.outcome.evidence or ctx.stats.chunks < 2 or not lexical.settings.stopwords:
+    threshold = joint_threshold(ctx.words.lexical)
+    if not ctx.outcome.evidence or ctx.stats.chunks < 2 or threshold is None:
         return False
     known = [t for t in ctx.terms if t.df > 0]
     if not known:
         return False
-    best = 0.0
-    for e in ctx.outcome.evidence:
-        held = evidence_terms([e], lexical)
-        best = max(best, sum(t.idf for t in known if t.ids & held))
+    best = max(sum(t.idf for t in known if t.ids & held) for held in ctx.row_terms)
     surprise = best - math.log(ctx.stats.chunks)
     ctx.signals.joint_surprise = round(surprise, 3)
-    ctx.thresholds.joint_surprise = round(JOINT_SURPRISE, 3)
-    return surprise >= JOINT_SURPRISE
+    ctx.thresholds.joint_surprise = round(threshold, 3)
+    return surprise >= threshold
 
 
 def acronyms(texts: Iterable[str]) -> set[str]:

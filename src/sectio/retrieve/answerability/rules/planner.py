@@ -118,7 +118,7 @@ class Planner:
         thresholds.guest_df = limit
         thresholds.planner_floor = round(planner_floor, 4)
         thresholds.guest_floor = round(guest_floor, 4)
-        near = guest_cosines(ctx, guests, by_word, outcome.evidence)
+        near = guest_cosines(ctx, guests, by_word)
         written = acronyms_at_best(ctx, near)
         headed = headed_guests(ctx, guests)
         held = compounds_held(ctx, guests)
@@ -334,7 +334,6 @@ def guest_cosines(
     ctx: RuleContext,
     guests: Sequence[str],
     by_word: Mapping[str, Term],
-    evidence: Sequence[Evidence],
 ) -> dict[str, float]:
     """Each guest name's best cosine among the evidence rows that hold it (0.0: none
     does), in the order of ``guests``.
@@ -344,6 +343,5 @@ def guest_cosines(
     ("Flux release cadence" against Argo CD's own release page, where Flux
     is named only in a distant upgrade note) is about something else.
     """
-    lexical = ctx.words.lexical
-    rows = [(e.score, evidence_terms([e], lexical)) for e in evidence] if guests else []
+    rows = list(zip((e.score for e in ctx.outcome.evidence), ctx.row_terms, strict=True))
     return {w: max((s for s, ids in rows if by_word[w].ids & ids), default=0.0) for w in guests}
