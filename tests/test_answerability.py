@@ -626,6 +626,26 @@ def test_a_question_that_is_a_heading_of_the_collection_passes(tmp_path: Path) -
 
 
 @pytest.mark.slow
+def test_a_named_heading_does_not_explain_an_unknown_name(tmp_path: Path) -> None:
+    # "Roll back a release" is a heading of three words the question names inside itself;
+    # "Zorbicide" is no word of the collection: the heading does not make it one (a hook
+    # for another tool named beside the collection's own hook heading is about that tool)
+    docs = {**DOCS, "rollback.md": "# Rollback\n\n## Roll back a release\n\nRun the rollback.\n"}
+    sx, _ = _planner_home(tmp_path, docs, learning=False, planner_margin=0.9)
+    with sx:
+        own = sx.ask("How do I roll back a release?", collection="d", tenant="default")
+        other = sx.ask(
+            "How do I roll back a release with Zorbicide?", collection="d", tenant="default"
+        )
+    assert own.decision != "ABSTAIN" and own.details["answerability"]["signals"]["rule"] == (
+        "named_heading"
+    )
+    ans = other.details["answerability"]
+    assert (other.decision, other.reason) == ("ABSTAIN", "subject_not_in_corpus")
+    assert ans["signals"]["rule"] == "unknown_name" and ans["uncovered"] == ["zorbicide"]
+
+
+@pytest.mark.slow
 def test_the_planner_floor_abstains_a_question_far_from_every_page(tmp_path: Path) -> None:
     sx, _ = _planner_home(tmp_path, planner_margin=0.9)
     with sx:

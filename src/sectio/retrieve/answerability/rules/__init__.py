@@ -34,8 +34,9 @@ rule                decides
 ``coverage``        too little of the salient-term weight covered abstains,
                     unless a passage is strong evidence by itself or holds
                     the question's words together (``joint_passage``)
-``planner``         headings, names, guests, margins and a docs catalog (every
-                    ranked route)
+``planner``         names, headings, guests, margins and a docs catalog (every
+                    ranked route; an unknown name abstains before a heading the
+                    question names passes it)
 ``dense``           a best cosine at or under the calibrated floor abstains
 ``rerank``          a reranked top score under ``rerank_floor`` abstains
 ==================  ==========================================================

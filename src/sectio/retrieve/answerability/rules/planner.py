@@ -5,15 +5,17 @@ whole: the page or the section was named.
 The :class:`Planner` rules, for a question no document was named in: a docs
 collection is about one product; a question about another one ("What is
 Istio?", "How do I rename a Flux Kustomization?") still finds its words here,
-so coverage says little. In order: a question that is word for word one of
-the collection's section headings passes (it names that section, as a FAQ
-heading does), and so does one that names a heading of three words or more,
-or a two-word one written as one identifier ("keyring.enabled"), inside
-itself (:func:`names_heading`); an unknown name (a name-like word the collection never
-contains) abstains unless weighed out (see
-:mod:`~sectio.retrieve.answerability.weigh`); a *guest name* (a word written with a capital that the
-collection mentions in at most ``guest_share`` of its chunks: another product
-it mentions in passing) needs evidence at least ``guest_margin`` above the
+so coverage says little. In order: an unknown name (a name-like word the collection
+never contains) abstains unless weighed out (see
+:mod:`~sectio.retrieve.answerability.weigh`), whatever heading the question names
+beside it ("How do I add a flake8 hook ... for the pre-commit framework?" on Git's
+manual pages names the ``pre-commit`` hook's heading: the hook it asks about is
+flake8's); a question that is word for word one of the collection's section headings
+passes (it names that section, as a FAQ heading does), and so does one that names a
+heading of three words or more, or a two-word one written as one identifier
+("keyring.enabled"), inside itself (:func:`names_heading`); a *guest name* (a word
+written with a capital that the collection mentions in at most ``guest_share`` of its
+chunks: another product it mentions in passing) needs evidence at least ``guest_margin`` above the
 calibrated floor, and that close evidence must name each guest (a close page
 that never names it is about something else), except a guest the question writes
 all in capitals that the closest row's section names, or that the question writes as an
@@ -101,10 +103,10 @@ class Planner:
             return None
         cfg, signals, thresholds, terms = ctx.settings, ctx.signals, ctx.thresholds, ctx.terms
         words = tokens(plain_words(ctx.question))
-        if words in ctx.stats.headings or names_heading(ctx.question, words, ctx.stats.headings):
-            return ctx.decide("named_heading", None)  # the question names a heading
         if ctx.unweighed:
             return ctx.decide("unknown_name", SUBJECT_NOT_IN_CORPUS, ctx.unweighed)
+        if words in ctx.stats.headings or names_heading(ctx.question, words, ctx.stats.headings):
+            return ctx.decide("named_heading", None)  # the question names a heading
         limit = max(1, int(cfg.guest_share * ctx.stats.chunks))
         by_word = {t.word: t for t in terms}
         guests = [
