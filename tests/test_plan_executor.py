@@ -20,6 +20,7 @@ from sectio.ingest.markdown import read_markdown
 from sectio.plan import DocsPlanner, DocsPlanRoute, plan_question
 from sectio.plan.executor import EXACT, HYBRID, MAX_ROWS_PER_DOC, SUBSTRING, PlanExecutor
 from sectio.plan.models import Layer, PlanProfile, RetrievalPlan
+from sectio.plan.sections import docs_summary
 
 COLL = "docs"
 FILES = {
@@ -468,6 +469,68 @@ def test_a_changelog_gives_its_places_up_unless_the_question_asks_about_changes(
     changed = sectio.ask("what changed to mount a wsgi app in 1.2.0", collection="cl", record=False)
     assert changed.evidence[0].doc_id == "docs/release-notes.md"
     assert "prefer_non_changelogs" not in changed.details["plan"]["filters"]
+
+
+def test_a_version_the_question_writes_reads_that_release_whole(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    # a release heading holds only its "Features" and "Fixes": read with the sections below
+    # it, in the page's order, no other release's; "2.10" names no release
+    notes = (
+        "# Release Notes\n\n## 1.3.0 (2026-02-01)\n\n### Features\n\nAdd the frobnicator.\n\n"
+        "### Fixes\n\nFix the widget leak.\n\n## 1.2.0 (2026-01-01)\n\n### Features\n\n"
+        "Add the widget cache.\n"
+    )
+    files = {"docs/mounting.md": MOUNT_GUIDE, "docs/release-notes.md": notes}
+    sectio.ingest(
+        make_corpus(tmp_path / "c", files), fmt="markdown", profile="docs", collection="rel"
+    )
+    release = sectio.ask("What changed in 1.3.0?", collection="rel", record=False)
+    facts = release.details["section_resolution"]
+    assert (facts["section_key"], facts["via"]) == (
+        "release-notes/1-3-0-2026-02-01",
+        "learned_number",
+    )
+    whole = [e.section_key for e in release.evidence if e.doc_id == "docs/release-notes.md"]
+    assert whole[:2] == [
+        "release-notes/1-3-0-2026-02-01/features",
+        "release-notes/1-3-0-2026-02-01/fixes",
+    ]
+    none = sectio.ask("what changed in 2.10?", collection="rel", record=False)
+    assert "section_resolution" not in none.details
+    # what sectio info shows: the two releases of the notes
+    assert docs_summary(sectio.router("rel").scope("default"))["releases"] == 2
+
+
+def _debian(package: str, *versions: str) -> str:
+    return "".join(
+        f"{package} ({v}) unstable; urgency=medium\n\n  * Upload {v} of {package}.\n\n"
+        f" -- Jane Doe <jane@example.org>  Mon, 02 Mar 2026 10:00:00 +0100\n\n"
+        for v in versions
+    )
+
+
+def test_a_release_of_several_packages_changelogs_is_read_where_the_question_names_it(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    # /usr/share/doc's shape: a changelog per package, each named by its folder. "2.1"
+    # names the 2.1-1 upload of the package the question names; with none named, or a
+    # version of another package's ("Python 3.12"), no release is read
+    files = {
+        "zorbctl/changelog.Debian": _debian("zorbctl", "2.1-1", "2.0-1"),
+        "libquux2/changelog.Debian": _debian("libquux", "2.1-1", "3.12-1"),
+        "zorbctl/README.Debian": "zorbctl for Debian\n\nThe daemon is off by default.\n",
+    }
+    sectio.ingest(
+        make_corpus(tmp_path / "c", files), fmt="markdown", profile="docs", collection="deb"
+    )
+    upload = sectio.ask("what was fixed in zorbctl 2.1?", collection="deb", record=False)
+    assert upload.details["section_resolution"]["section_key"] == "zorbctl-2-1-1-unstable"
+    assert upload.evidence[0].doc_id == "zorbctl/changelog.Debian"
+    assert upload.evidence[0].section_key == "zorbctl-2-1-1-unstable"
+    for question in ("what was fixed in 2.1?", "Does zorbctl run on Python 3.12?"):
+        asked = sectio.ask(question, collection="deb", record=False)
+        assert "section_resolution" not in asked.details, question
 
 
 def test_a_changelog_section_of_a_guide_gives_its_places_up(sectio: Sectio, tmp_path: Path) -> None:

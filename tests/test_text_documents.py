@@ -366,6 +366,43 @@ def test_a_standards_numbered_titles_are_its_sections_and_its_page_breaks_go() -
     assert "the payload, never the header." in md
 
 
+GNU_NEWS = """\
+GNU frob NEWS                                    -*- outline -*-
+
+* Noteworthy changes in release 3.11 (2023-05-13) [stable]
+
+** Bug fixes
+
+  With -P, patterns like [\\d] now work again.
+
+** Changes in behavior
+
+  * -s no longer hides the "binary file matches" message.
+
+* Noteworthy changes in release 3.10 (2023-03-22) [stable]
+
+** Bug fixes
+
+  With -P, \\d matches only ASCII digits.
+"""
+
+
+def test_an_outline_mode_news_file_writes_its_headings_as_stars() -> None:
+    # GNU's NEWS: the mode line says outline; "*" and "**" lines are headings, a starred
+    # line indented in a paragraph stays an item; a file without the mode line keeps
+    # its stars as text
+    md = text_to_markdown(GNU_NEWS, "NEWS").markdown
+    heads = [line for line in md.splitlines() if line.startswith("#")]
+    assert heads == [
+        "# Noteworthy changes in release 3.11 (2023-05-13) [stable]", "## Bug fixes",
+        "## Changes in behavior",
+        "# Noteworthy changes in release 3.10 (2023-03-22) [stable]", "## Bug fixes",
+    ]  # fmt: skip
+    assert "-*-" not in md and "binary file matches" in md
+    plain = text_to_markdown(GNU_NEWS.replace("-*- outline -*-", ""), "NEWS").markdown
+    assert not any(line.startswith("#") for line in plain.splitlines())
+
+
 def test_a_standard_as_text_answers_a_section_named_by_its_number(tmp_path: Path) -> None:
     from sectio import Sectio, Settings
 

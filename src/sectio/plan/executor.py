@@ -363,14 +363,30 @@ class PlanExecutor:
         self, plan: RetrievalPlan, vec: Any, doc_id: str, section_key: str
     ) -> list[PlannedRow]:
         """Every page chunk of one section (prose and code), in ``part_index`` order (the
-        plan's hard filters hold on each), scored by its cosine with the question."""
+        plan's hard filters hold on each), scored by its cosine with the question. A
+        heading with no text of its own (a release of the release notes, holding only
+        ``Features`` and ``Fixes``) is read with the sections below it, in the page's
+        order (their source lines)."""
+        points = self._section_points(doc_id, Eq("section_key", section_key))
+        below = f"{section_key}/"
+        if not any(p.payload.get("section_key") == section_key for p in points):
+            points = self._section_points(doc_id, Prefix("section_key", below))
+        points.sort(key=lambda p: (_first_line(p.payload), int(p.payload.get("part_index") or 0)))
+        hint = f"{doc_id}#{section_key}"
+        return [
+            PlannedRow(p.payload, best_cosine(vec, p.dense), SECTION, hint)
+            for p in points
+            if (key := str(p.payload.get("section_key") or "")) == section_key
+            or key.startswith(below)
+            if self.passes(p.payload, plan)
+        ]
+
+    def _section_points(self, doc_id: str, *conditions: Condition) -> list[StoredPoint]:
+        """The page chunks (layer D0) of ``doc_id`` that meet ``conditions``, with vectors."""
         where = tenant_where(
-            self.tenant,
-            Eq("doc_id", doc_id),
-            Eq("section_key", section_key),
-            Eq("layer", Layer.D0_DOC_CHUNKS.value),
+            self.tenant, Eq("doc_id", doc_id), *conditions, Eq("layer", Layer.D0_DOC_CHUNKS.value)
         )
-        points = scroll_all(
+        return scroll_all(
             self.collection.index,
             self.tenant,
             where,
@@ -378,13 +394,6 @@ class PlanExecutor:
             route="docs_plan",
             with_vectors=True,
         )
-        points.sort(key=lambda p: int(p.payload.get("part_index") or 0))
-        hint = f"{doc_id}#{section_key}"
-        return [
-            PlannedRow(p.payload, best_cosine(vec, p.dense), SECTION, hint)
-            for p in points
-            if p.payload.get("section_key") == section_key and self.passes(p.payload, plan)
-        ]
 
     # --- the plan -----------------------------------------------------------------------
     def execute(
@@ -606,6 +615,13 @@ __all__ = [
     "question_order",
     "titled_first",
 ]
+
+
+def _first_line(payload: Mapping[str, Any]) -> int:
+    """The source line a chunk starts at (0: none recorded)."""
+    refs = payload.get("source_refs") or ()
+    line = refs[0].get("line") if refs and isinstance(refs[0], Mapping) else None
+    return int(line) if isinstance(line, int) else 0
 
 
 def entry_of(payload: dict[str, Any]) -> str | None:

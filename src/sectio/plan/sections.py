@@ -330,6 +330,7 @@ def docs_summary(scope: ReadScope) -> dict[str, Any]:
         "documents": learned["documents"],
         "sections": learned["sections"],
         "numbered_sections": learned["numbered_sections"],
+        "releases": learned["releases"],
         "title_phrases": learned["title_phrases"],
         "product_words": sorted(vocab.products),
         "shared_sections": [],

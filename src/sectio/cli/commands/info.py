@@ -104,7 +104,7 @@ def _learned_lines(learned: dict[str, object] | None) -> None:
     click.echo(
         f"  learned routing ({learned['tenant']}): {learned['documents']} documents, "
         f"{learned['sections']} sections, {learned['numbered_sections']} numbered, "
-        f"{learned['title_phrases']} title phrases"
+        f"{learned.get('releases', 0)} releases, {learned['title_phrases']} title phrases"
     )
     shared = learned.get("shared_sections") or []
     assert isinstance(shared, list)
@@ -120,7 +120,8 @@ def _docs_learned_lines(learned: dict[str, object]) -> None:
     click.echo(
         f"  learned headings ({learned['tenant']}, docs planner): {learned['documents']} "
         f"pages, {learned['sections']} headings, {learned['numbered_sections']} numbered, "
-        f"{learned['title_phrases']} phrases; product words: {', '.join(products) or '-'}"
+        f"{learned.get('releases', 0)} releases, {learned['title_phrases']} phrases; "
+        f"product words: {', '.join(products) or '-'}"
     )
     pages = learned.get("per_document") or {}
     assert isinstance(pages, dict)

@@ -25,7 +25,10 @@ section per entry, titled ``package (version) distribution`` (the document is
 titled by its file name). A legal text's unit label on a line of its own
 ("Article 5", "CHAPTER II", "ANNEX III") is a heading at its unit's level, titled by
 the line after it when that reads as a title ("Article 5 - Prohibited AI practices";
-the document is titled by its file name). Without such
+the document is titled by its file name). A file in Emacs outline mode (its first line says
+``-*- outline -*-``, as GNU projects' ``NEWS`` files do) writes its headings as
+lines of stars: ``* Noteworthy changes in release 3.11 (2023-05-13) [stable]``
+(level 1), ``** Bug fixes`` (level 2). Without such
 titles the document has one section; its title is the file name.
 """
 
@@ -47,6 +50,10 @@ _NUMBERED = re.compile(
 _FOOTER = re.compile(r"\[Page \d+\]\s*$")
 #: A Debian changelog entry's first line: ``curl (7.88.1-10) bookworm; urgency=medium``.
 _DEB_ENTRY = re.compile(r"^([a-z0-9][a-z0-9+.-]+ \([^()\s]+\)[^;]*);\s*urgency=", re.I)
+#: Emacs's mode line of an outline file: ``GNU grep NEWS    -*- outline -*-``.
+_OUTLINE_MODE = re.compile(r"-\*-\s*(?:mode:\s*)?outline\s*-\*-", re.I)
+#: An outline heading: stars, a space, the title.
+_OUTLINE_HEADING = re.compile(r"^(\*+)[ \t]+(\S.*)$")
 
 
 def _underlined(lines: list[str], i: int) -> str | None:
@@ -101,10 +108,14 @@ def without_page_breaks(text: str) -> str:
 
 
 def _paragraph(
-    w: MarkdownWriter, lines: list[str], levels: list[str], changelog: bool = False
+    w: MarkdownWriter,
+    lines: list[str],
+    levels: list[str],
+    changelog: bool = False,
+    outline: bool = False,
 ) -> None:
     """One blank-line-separated paragraph, its underlined titles (or a changelog's
-    entry lines) as headings."""
+    entry lines, an outline file's lines of stars) as headings."""
     body: list[str] = []
 
     def heading(level: int, title: str) -> None:
@@ -115,6 +126,11 @@ def _paragraph(
 
     i = 0
     while i < len(lines):
+        stars = _OUTLINE_HEADING.match(lines[i]) if outline else None
+        if stars:
+            heading(min(len(stars.group(1)), 6), stars.group(2).strip())
+            i += 1
+            continue
         entry = _DEB_ENTRY.match(lines[i]) if changelog else None
         char = None if entry else _underlined(lines, i)
         alone = len(lines) == 1 and char is None and not entry  # a paragraph of one line
@@ -173,13 +189,17 @@ def text_to_markdown(text: str, title: str = "") -> Converted:
     levels: list[str] = []
     text = without_page_breaks(text.replace("\r\n", "\n").replace("\r", "\n"))
     changelog = bool(_DEB_ENTRY.match(text.lstrip()))
-    if changelog and title:
+    first = text.lstrip().split("\n", 1)[0]
+    outline = bool(_OUTLINE_MODE.search(first))
+    if outline:  # the mode line is no text: "GNU grep NEWS" and the mode marker
+        text = text.replace(first, _OUTLINE_MODE.sub("", first).rstrip(), 1)
+    if (changelog or outline) and title:
         w.front["title"] = title
     paragraphs = with_unit_titles([p.split("\n") for p in text.split("\n\n")])
     if title and any(numbered_level(p[0]) or unit_level(p[0]) for p in paragraphs if len(p) <= 2):
         w.front["title"] = title  # a standard, a law: "1. Introduction" is no title of it
     for lines in paragraphs:
-        _paragraph(w, lines, levels, changelog)
+        _paragraph(w, lines, levels, changelog, outline)
     return w.done("txt")
 
 

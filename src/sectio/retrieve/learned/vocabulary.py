@@ -59,6 +59,7 @@ from sectio.retrieve.learned.numbers import (
     question_refs,
     title_number,
 )
+from sectio.retrieve.learned.versions import question_versions, same_release, title_version
 from sectio.retrieve.resolve_section import substitute_names
 from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
 from sectio.retrieve.words import code_words, finder_words, singular
@@ -363,12 +364,17 @@ class LearnedVocabulary:
         #: Shared keys, each with its phrases (key words and titles).
         self.shared = {k: tuple(v) for k, v in shared.items()}
         self._numbers: dict[str, list[tuple[Number, str]]] = defaultdict(list)
+        #: Each document's releases: the version a changelog entry's title carries.
+        self._versions: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self._keys: dict[str, set[str]] = defaultdict(set)
         self._index = _Index()
         for s in self.sections:
             self._keys[s.doc_id].add(s.key)
             if s.number is not None:
                 self._numbers[s.doc_id].append((s.number, s.key))
+            for version, key in _releases(s):
+                if (version, key) not in self._versions[s.doc_id]:
+                    self._versions[s.doc_id].append((version, key))
             for text in s.phrases:
                 exact, folded = tokens(text), folded_tokens(text)
                 forms = article_forms(exact, folded, self.units) + verb_forms(exact, folded)
@@ -431,7 +437,11 @@ class LearnedVocabulary:
             spans: token spans of the document names found in it (read as "it").
             docs: the documents it names (empty: any document may be the one).
         """
-        return self.by_number(question, docs) or self.by_title(question, spans, docs)
+        return (
+            self.by_number(question, docs)
+            or self.by_version(question, docs)
+            or self.by_title(question, spans, docs)
+        )
 
     def by_number(self, question: str, docs: Sequence[str] = ()) -> LearnedMatch | None:
         """The first numbered reference that names one section (a sub-number read as its
@@ -457,6 +467,56 @@ class LearnedVocabulary:
                 if found:
                     break  # several documents have it: no guess
                 number = number.parent()
+
+    def by_version(self, question: str, docs: Sequence[str] = ()) -> LearnedMatch | None:
+        """The changelog entry a version the question writes names
+        (:mod:`sectio.retrieve.learned.versions`: "What changed in 0.141.0?", "zorbctl
+        2.1"), read as a section's number (``via: learned_number``): the first version
+        that one section of ``docs`` has, else, when those documents have none, one
+        section of any document (the product's name, "FastAPI 0.141.0", names its docs,
+        not the release notes). Where several documents print releases (a tree of
+        several projects' changelogs, ``/usr/share/doc``), a document the question did
+        not name is read only when its path names a word of the question, other than a
+        changelog's file words (:func:`path_words`: "zorbctl 2.1" in
+        ``zorbctl/changelog.Debian.gz``): "Does zorbctl run on Python 3.12?" is not the
+        3.12 upload of whichever package has one. A release that several candidates
+        print names nothing (never a guess).
+
+        Example:
+            >>> v = LearnedVocabulary.from_payloads([
+            ...     {"doc_id": "notes", "section_key": "v2", "section_title": "2.1.0 (2024-05-01)"},
+            ...     {"doc_id": "notes", "section_key": "v1", "section_title": "2.0.0 (2024-01-01)"},
+            ... ])
+            >>> v.match("what changed in v2.1?").key, v.match("is 2.1.1 out?")
+            ('v2', None)
+            >>> w = LearnedVocabulary.from_payloads([
+            ...     {"doc_id": d, "section_key": "r", "section_title": t}
+            ...     for d, t in (("zorbctl/changelog.Debian.gz", "zorbctl (2.1-1) unstable"),
+            ...                  ("libquux2/changelog.Debian.gz", "libquux (2.1-1) sid"),
+            ...                  ("libquux2/NEWS.Debian.gz", "libquux (3.12-1) sid"))
+            ... ])
+            >>> w.match("what changed in 2.1?"), w.match("what changed in zorbctl 2.1?").doc_id
+            (None, 'zorbctl/changelog.Debian.gz')
+            >>> w.match("Does zorbctl run on Python 3.12?")
+        """
+        asked_words = set(tokens(question))
+        anywhere = (list(self._versions), len(self._versions) > 1)
+        scopes = ((list(docs), False), anywhere) if docs else (anywhere,)
+        for asked in question_versions(question):
+            for scope, unnamed in scopes:
+                found = [
+                    (d, key)
+                    for d in scope
+                    for version, key in self._versions.get(d, ())
+                    if same_release(asked, version)
+                ]
+                if unnamed or len({d for d, _ in found}) > 1:  # the project the question names
+                    found = [(d, k) for d, k in found if path_words(d) & asked_words]
+                if len(found) == 1:
+                    return LearnedMatch(found[0][0], found[0][1], "learned_number", asked)
+                if found:
+                    break  # several sections print it: no guess
+        return None
 
     def by_title(
         self, question: str, spans: Iterable[tuple[int, int]] = (), docs: Sequence[str] = ()
@@ -754,6 +814,7 @@ class LearnedVocabulary:
             "documents": len(per_doc),
             "sections": len(self.sections),
             "numbered_sections": sum(s.number is not None for s in self.sections),
+            "releases": self.releases,
             "title_phrases": sum(len(s.phrases) for s in self.sections),
             "shared_sections": [
                 {"section_key": k, "phrases": list(v)} for k, v in self.shared.items()
@@ -761,8 +822,60 @@ class LearnedVocabulary:
             "per_document": dict(sorted(per_doc.items())),
         }
 
+    @property
+    def releases(self) -> int:
+        """How many releases the changelogs' headings name (:meth:`by_version`)."""
+        return sum(len(v) for v in self._versions.values())
+
     def __len__(self) -> int:
         return len(self.sections)
+
+
+#: The words a changelog's path holds whatever its project (its file's and folders' names).
+CHANGELOG_PATH_WORDS = frozenset(
+    {
+        *("changelog", "changelogs", "changes", "change", "history", "news", "whatsnew"),
+        *("release", "releases", "notes", "readme", "debian", "upgrading", "log"),
+        *("doc", "docs", "md", "markdown", "rst", "txt", "gz"),
+    }
+)
+
+
+def path_words(doc_id: str) -> frozenset[str]:
+    """The words of a document's path that may name its project (folders and file name,
+    :data:`CHANGELOG_PATH_WORDS` left out).
+
+    Example:
+        >>> sorted(path_words("zorbctl/changelog.Debian.gz")), sorted(path_words("CHANGES.rst"))
+        (['zorbctl'], [])
+    """
+    return frozenset(tokens(re.sub(r"[/._\-]+", " ", doc_id))) - CHANGELOG_PATH_WORDS
+
+
+def _releases(section: LearnedSection) -> list[tuple[str, str]]:
+    """The releases ``section`` is or is under, each with its section key: its own title's
+    version, and a heading above it that is a version (FastAPI's ``0.141.0 (2026-07-29)``
+    holds only ``Features`` and ``Docs``: no text of its own, so no learned section of
+    its own), read where the key names one part per heading of the path
+    (``release-notes/0-141-0-2026-07-29/features``).
+
+    Example:
+        >>> s = LearnedSection("r.md", "notes/0-2-0/fixes", "Fixes", None, (), frozenset(),
+        ...                    ("Notes", "0.2.0 (2024-01-02)", "Fixes"))
+        >>> _releases(s)
+        [('0.2.0', 'notes/0-2-0')]
+    """
+    out = []
+    own = title_version(section.title)
+    if own is not None:
+        out.append((own, section.key))
+    parts = section.key.split("/")
+    if len(parts) == len(section.path):
+        for depth, heading in enumerate(section.path[:-1]):
+            version = title_version(heading)
+            if version is not None:
+                out.append((version, "/".join(parts[: depth + 1])))
+    return out
 
 
 def _topmost(owners: Collection[tuple[str | None, str]]) -> tuple[str, str] | None:
