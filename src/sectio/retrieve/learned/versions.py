@@ -122,6 +122,12 @@ def same_release(asked: str, titled: str) -> bool:
     )
 
 
+def same_version(asked: str, titled: str) -> bool:
+    """Whether a title prints the version as the question writes it (``v`` and an epoch
+    aside): "2.1" is ``2.1``, not ``2.1-1`` nor ``2.1.0``."""
+    return _plain(asked) == _plain(titled)
+
+
 def _plain(version: str) -> str:
     return re.sub(r"^\d+:", "", version.strip().lower().lstrip("v"))
 
@@ -133,4 +139,4 @@ def _trimmed(version: str) -> str:
     return ".".join(parts)
 
 
-__all__ = ["question_versions", "same_release", "title_version"]
+__all__ = ["question_versions", "same_release", "same_version", "title_version"]

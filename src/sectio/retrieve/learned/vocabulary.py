@@ -59,7 +59,12 @@ from sectio.retrieve.learned.numbers import (
     question_refs,
     title_number,
 )
-from sectio.retrieve.learned.versions import question_versions, same_release, title_version
+from sectio.retrieve.learned.versions import (
+    question_versions,
+    same_release,
+    same_version,
+    title_version,
+)
 from sectio.retrieve.resolve_section import substitute_names
 from sectio.retrieve.text import Tokens, find_phrase, folded_tokens, tokens
 from sectio.retrieve.words import code_words, finder_words, singular
@@ -479,8 +484,10 @@ class LearnedVocabulary:
         not name is read only when its path names a word of the question, other than a
         changelog's file words (:func:`path_words`: "zorbctl 2.1" in
         ``zorbctl/changelog.Debian.gz``): "Does zorbctl run on Python 3.12?" is not the
-        3.12 upload of whichever package has one. A release that several candidates
-        print names nothing (never a guess).
+        3.12 upload of whichever package has one. Among several candidates, the one that
+        prints the version as the question writes it is read ("zorbctl 2.1": upstream's
+        ``2.1`` in ``zorbctl/changelog.gz``, not Debian's ``2.1-1`` beside it); a
+        release that several candidates print alike names nothing (never a guess).
 
         Example:
             >>> v = LearnedVocabulary.from_payloads([
@@ -498,6 +505,14 @@ class LearnedVocabulary:
             >>> w.match("what changed in 2.1?"), w.match("what changed in zorbctl 2.1?").doc_id
             (None, 'zorbctl/changelog.Debian.gz')
             >>> w.match("Does zorbctl run on Python 3.12?")
+            >>> u = LearnedVocabulary.from_payloads([
+            ...     {"doc_id": "zorbctl/changelog.Debian.gz", "section_key": "deb",
+            ...      "section_title": "zorbctl (2.1-1) unstable"},
+            ...     {"doc_id": "zorbctl/changelog.gz", "section_key": "up",
+            ...      "section_title": "Version 2.1"},
+            ... ])
+            >>> u.match("what changed in zorbctl 2.1?").key, u.match("zorbctl 2.1-1").key
+            ('up', 'deb')
         """
         asked_words = set(tokens(question))
         anywhere = (list(self._versions), len(self._versions) > 1)
@@ -505,13 +520,12 @@ class LearnedVocabulary:
         for asked in question_versions(question):
             for scope, unnamed in scopes:
                 found = [
-                    (d, key)
+                    (d, key, version)
                     for d in scope
                     for version, key in self._versions.get(d, ())
                     if same_release(asked, version)
                 ]
-                if unnamed or len({d for d, _ in found}) > 1:  # the project the question names
-                    found = [(d, k) for d, k in found if path_words(d) & asked_words]
+                found = _narrowed(found, asked, asked_words, unnamed)
                 if len(found) == 1:
                     return LearnedMatch(found[0][0], found[0][1], "learned_number", asked)
                 if found:
@@ -829,6 +843,19 @@ class LearnedVocabulary:
 
     def __len__(self) -> int:
         return len(self.sections)
+
+
+def _narrowed(
+    found: list[tuple[str, str, str]], asked: str, words: Collection[str], unnamed: bool
+) -> list[tuple[str, str, str]]:
+    """The releases ``(doc_id, key, version)`` the question may mean among ``found``: with
+    ``unnamed`` (documents it did not name) or several documents, those whose path names
+    one of its ``words``; then, of several, those printing ``asked`` as it is written."""
+    if unnamed or len({d for d, _, _ in found}) > 1:  # the project the question names
+        found = [f for f in found if path_words(f[0]) & set(words)]
+    if len(found) > 1:  # "2.1": the upstream changelog's 2.1, not Debian's 2.1-1
+        found = [f for f in found if same_version(asked, f[2])] or found
+    return found
 
 
 #: The words a changelog's path holds whatever its project (its file's and folders' names).
