@@ -486,7 +486,12 @@ def test_every_branch_demotes_changelogs_unless_the_question_asks_about_changes(
     ):
         asked = Route(question="how do I mount an app", intent=intent, subintent=sub)
         assert default.resolve(asked).filters["prefer_non_changelogs"] is True, intent
-        for question in ("what changed in 0.100.0", "when was on_startup deprecated"):
+        for question in (
+            "what changed in 0.100.0",
+            "when was on_startup deprecated",
+            "is CVE-2023-38545 fixed in curl",  # a changelog says which upload fixed it
+            "which upload closed bug #1010101",
+        ):
             changes = Route(question=question, intent=intent, subintent=sub)
             assert "prefer_non_changelogs" not in default.resolve(changes).filters, question
     off = PolicyResolver(DocsLayout(prefer_non_changelogs=False))

@@ -254,6 +254,7 @@ class _AnchorTermCollector:
 _CHANGES = re.compile(
     r"\b(?:change ?logs?|changes|changed|release(?:s|d)?|release notes|versions?|new in|"
     r"what'?s new|deprecat\w*|removed|added|since|upgrad\w*|breaking|history|"
+    r"fixed|fixes|regressions?|cve-\d{4}-\d+|bugs? #?\d+|closes:? #?\d+|"
     r"v?\d+\.\d+(?:\.\d+)?)\b",
     re.IGNORECASE,
 )
@@ -261,11 +262,12 @@ _CHANGES = re.compile(
 
 def asks_about_changes(question: str) -> bool:
     """Whether ``question`` asks about versions or changes ("What changed in 0.100?",
-    "When was X deprecated?"): then changelog pages are not demoted.
+    "When was X deprecated?", "Is CVE-2023-38545 fixed?", "which upload closed bug
+    1010101?"): then changelog pages are not demoted.
 
     Example:
-        >>> asks_about_changes("What changed in 0.100.0?")
-        True
+        >>> asks_about_changes("What changed in 0.100.0?"), asks_about_changes("CVE-2023-38545?")
+        (True, True)
         >>> asks_about_changes("How do I mount an app?")
         False
     """

@@ -15,15 +15,17 @@ more alone or before a date; one dot after a word that says so ("version",
 line; any announced in words ("changes in release", "what's new in", "release notes
 for", at most one word, the product's, before the version). A numbered section
 ("4.2. Increasing Flow Control Limits") is no
-version. A question's version (:func:`question_versions`) is any
-dotted number it writes, not right after a word that names a unit ("section
-4.2" is a section's number: :mod:`sectio.retrieve.learned.numbers`).
+version. A question's version (:func:`question_versions`) is the dotted
+number it writes, not right after a word that names a unit ("section 4.2" is a
+section's number: :mod:`sectio.retrieve.learned.numbers`); two ("v3.4 to v3.5")
+are a range, no release.
 
 Two versions are the same release (:func:`same_release`) when equal, or when
-the title's adds only a packaging revision or a pre-release tag to the
+the title's adds only a packaging revision (or a repackaging tag) to the
 question's ("2.1" names ``2.1-1`` and ``2.1+dfsg-2``), or zeros at the end
 ("2.1" names ``2.1.0``); an epoch (``1:2.1-1``) and a leading ``v`` are
-dropped. "2.1" names neither ``2.1.1`` nor ``2.10``.
+dropped. "2.1" names neither ``2.1.1`` nor ``2.10``, nor a pre-release
+(``2.1.0-rc3``, ``2.1~beta1-1``) unless written so.
 
 Example:
     >>> title_version("0.141.0 (2026-07-29)"), title_version("zorbctl (2.1-1) unstable")
@@ -32,8 +34,8 @@ Example:
     '3.11'
     >>> title_version("4.2. Increasing Flow Control Limits"), title_version("Changes in behavior")
     (None, None)
-    >>> question_versions("What changed in zorbctl 2.1, or v0.141.0? And section 4.2?")
-    ['2.1', '0.141.0']
+    >>> question_versions("What changed in zorbctl v2.1? And in section 4.2?")
+    ['2.1']
     >>> same_release("2.1", "2.1-1"), same_release("2.1", "2.1.0"), same_release("2.1", "2.10")
     (True, True, False)
 """
@@ -101,24 +103,41 @@ def title_version(title: str) -> str | None:
 
 
 def question_versions(question: str) -> list[str]:
-    """Every dotted number ``question`` writes, in order, but a unit's ("section 4.2")."""
-    return [
+    """Every dotted number ``question`` writes, in order, but a unit's ("section 4.2");
+    none when it writes two releases or more ("v3.4 to v3.5", "between 2.0 and 2.1"): a
+    range or a comparison is no one release.
+
+    Example:
+        >>> question_versions("Which page explains v3.4 to v3.5?")
+        []
+    """
+    found = [
         m["v"]
         for m in _QUESTION.finditer(question)
         if not _UNIT_BEFORE.search(question[: m.start()])
     ]
+    return found if len(set(found)) == 1 else []
 
 
 def same_release(asked: str, titled: str) -> bool:
     """Whether the version a question writes names the release a title prints (see the
-    module doc)."""
+    module doc). A pre-release (``3.5.0-rc3``, ``2.1~beta1-1``) is named only as written.
+
+    Example:
+        >>> same_release("3.5", "3.5.0-rc3"), same_release("3.5.0-rc3", "v3.5.0-rc3")
+        (False, True)
+    """
     a, t = _plain(asked), _plain(titled)
     if a == t:
         return True
-    if t.startswith(a) and t[len(a)] in "-+~":
+    rest = t[len(a) :] if t.startswith(a) else ""
+    if rest[:1] in ("-", "+", "~") and rest[:1] and not _PRE_RELEASE.search(rest):
         return True
-    return _trimmed(a) == _trimmed(t.split("-")[0].split("+")[0].split("~")[0]) and not any(
-        c in a for c in "-+~"
+    base = re.split(r"[-+~]", t, maxsplit=1)[0]
+    return (
+        _trimmed(a) == _trimmed(base)
+        and not any(c in a for c in "-+~")
+        and not _PRE_RELEASE.search(t[len(base) :])
     )
 
 
@@ -126,6 +145,10 @@ def same_version(asked: str, titled: str) -> bool:
     """Whether a title prints the version as the question writes it (``v`` and an epoch
     aside): "2.1" is ``2.1``, not ``2.1-1`` nor ``2.1.0``."""
     return _plain(asked) == _plain(titled)
+
+
+#: A pre-release tag after a version: ``-rc3``, ``~beta1``, ``.dev2``, ``a1``, ``-alpha``.
+_PRE_RELEASE = re.compile(r"(?:^|[-+~.])(?:rc|alpha|beta|dev|pre|preview|a|b)\d*(?:$|[-+~.])", re.I)
 
 
 def _plain(version: str) -> str:
