@@ -42,6 +42,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 
 from sectio.retrieve.learned.numbers import KIND_WORDS
@@ -85,8 +86,10 @@ _ANNOUNCED = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=8192)
 def title_version(title: str) -> str | None:
-    """The version a changelog entry's title carries (see the module doc), or None."""
+    """The version a changelog entry's title carries (see the module doc), or None (read
+    once per heading: every section under a release heading asks about it again)."""
     text = title.strip()
     debian = _DEBIAN.match(text)
     if debian is not None:

@@ -369,17 +369,16 @@ class LearnedVocabulary:
         #: Shared keys, each with its phrases (key words and titles).
         self.shared = {k: tuple(v) for k, v in shared.items()}
         self._numbers: dict[str, list[tuple[Number, str]]] = defaultdict(list)
-        #: Each document's releases: the version a changelog entry's title carries.
-        self._versions: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        #: Each document's releases ``(version, key)``, once each, in section order.
+        self._versions: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
         self._keys: dict[str, set[str]] = defaultdict(set)
         self._index = _Index()
         for s in self.sections:
             self._keys[s.doc_id].add(s.key)
             if s.number is not None:
                 self._numbers[s.doc_id].append((s.number, s.key))
-            for version, key in _releases(s):
-                if (version, key) not in self._versions[s.doc_id]:
-                    self._versions[s.doc_id].append((version, key))
+            if releases := _releases(s):  # only documents that print releases have an entry
+                self._versions[s.doc_id].update(dict.fromkeys(releases))
             for text in s.phrases:
                 exact, folded = tokens(text), folded_tokens(text)
                 forms = article_forms(exact, folded, self.units) + verb_forms(exact, folded)
