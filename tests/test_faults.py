@@ -22,6 +22,7 @@ import pytest
 from sectio import Sectio, Settings
 from sectio.errors import InsufficientSpace
 from sectio.index.edge import space
+from sectio.index.edge.readonly import copy_tree
 from sectio.index.edge.store import EdgeBackend
 from sectio.index.port import WriteSize
 from tests.helpers import chunk, write_jsonl
@@ -77,13 +78,25 @@ def versions(home: Path, name: str = "default") -> list[str]:
     )
 
 
-@pytest.fixture
-def loaded(tmp_path: Path) -> tuple[Path, Path, dict[str, object]]:
-    """A home holding corpus A; the path of corpus B; what a reader of A sees."""
-    home = tmp_path / "home"
-    a, b = corpus(tmp_path / "a.jsonl", "aspirin"), corpus(tmp_path / "b.jsonl", "bisoprolol", 9)
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, object]]:
+    """A home holding corpus A, ingested once for the module; corpus B; what a reader sees."""
+    base = tmp_path_factory.mktemp("seeded")
+    home = base / "home"
+    a, b = corpus(base / "a.jsonl", "aspirin"), corpus(base / "b.jsonl", "bisoprolol", 9)
     assert run(home, "ingest", str(a)).returncode == 0
     return home, b, state(home)
+
+
+@pytest.fixture
+def loaded(
+    seeded: tuple[Path, Path, dict[str, object]], tmp_path: Path
+) -> tuple[Path, Path, dict[str, object]]:
+    """A copy of the seeded home of this test's own (tmp_path/home): a home holds no
+    absolute path, so the copy reads as the original did."""
+    home = tmp_path / "home"
+    copy_tree(seeded[0], home)
+    return home, seeded[1], seeded[2]
 
 
 # --- kill -9 at named points --------------------------------------------------------
