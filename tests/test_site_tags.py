@@ -83,3 +83,53 @@ def test_fenced_code_keeps_its_tags_and_lines_are_kept() -> None:
     out = strip_site_tags(text)
     assert out.split("\n")[:4] == text.split("\n")[:4]  # inside the fence: as written
     assert out.count("\n") == text.count("\n") and "after " in out
+
+
+ELEVENTY = """\
+---
+title: Leave types
+---
+
+{% alert %}
+  Current employees can use the leave comparison chart.
+{% endalert %}
+
+Before you take leave, check [out of office expectations]({% page "travel/out-of-office/" %}).
+
+## Court leave
+
+Ask in {% slack_channel "people-ops" %} about jury duty.
+{% image "_img/hr-links.png" "the HR Links leave screen" %}
+- File the summons {% comment %}TODO link to the summons page{% endcomment %}
+{% comment %}
+Left out until HR confirms.
+{% endcomment %}
+A Django page may write {% url 'home' %} and {% if user %} in prose.
+"""
+
+
+def test_a_sites_own_liquid_shortcodes_are_read(tmp_path: Path) -> None:
+    """Eleventy's and Jekyll plugins' own tags: no tag left as text, a link through one
+    points to its path, a channel or an image's words are kept, a comment is dropped with
+    what it holds; a template statement the page shows stays."""
+    (tmp_path / "leave.md").write_text(ELEVENTY, encoding="utf-8")
+    chunks = _chunks(tmp_path)
+    texts = "\n".join(str(c["text"]) for c in chunks)
+    for tag in ("{% alert", "{% endalert", "{% page", "{% slack_channel", "{% image", "{% comment"):
+        assert tag not in texts, tag
+    assert "Current employees can use the leave comparison chart." in texts
+    assert "[out of office expectations](travel/out-of-office/)" in texts
+    assert "Ask in people-ops about jury duty." in texts
+    assert "the HR Links leave screen" in texts and "_img/hr-links.png" not in texts
+    assert "TODO" not in texts and "Left out until HR confirms" not in texts
+    assert "File the summons" in texts
+    assert "{% url 'home' %}" in texts and "{% if user %}" in texts
+    court = next(c for c in chunks if c["section_key"] == "court-leave")
+    assert "jury duty" in str(court["text"])
+
+
+def test_a_comment_over_several_lines_keeps_the_line_count() -> None:
+    text = "a\n{% comment %}\nhidden\n{% endcomment %}\nb {% note %}\n"
+    out = strip_site_tags(text)
+    assert out.count("\n") == text.count("\n") and "hidden" not in out
+    assert out.split("\n")[0] == "a" and out.split("\n")[4] == "b "

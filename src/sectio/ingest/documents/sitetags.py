@@ -11,14 +11,22 @@ through ``ref`` points nowhere. Outside fenced code and inline code spans:
   or closes a fence (`````yaml`` ... `````);
 * ``ref`` / ``relref`` (Hugo) and ``link`` (Jekyll) become the path they name,
   so the link reads as a link to that page;
-* every other shortcode, and Jekyll's own Liquid tags (``include``, ``raw``,
-  ``comment``, ...), are removed and the text between an opening and a closing
-  tag kept (``{{% notice note %}}Be careful.{{% /notice %}}`` -> ``Be careful.``);
-  Liquid's output of the site's variables (``{{ site.baseurl }}``) is removed.
+* every other shortcode, and Jekyll's own Liquid tags (``include``, ``raw``, ...),
+  are removed and the text between an opening and a closing tag kept
+  (``{{% notice note %}}Be careful.{{% /notice %}}`` -> ``Be careful.``);
+  Liquid's output of the site's variables (``{{ site.baseurl }}``) is removed;
+* a ``{% comment %}`` ... ``{% endcomment %}`` is removed with what it holds (on one
+  line or several: "TODO link to ...");
+* a site's own Liquid tags (Eleventy's and Jekyll plugins' shortcodes: ``{% alert %}``,
+  ``{% slack_channel "parents" %}``, ``{% image "_img/a.png" "the login screen" %}``,
+  ``[leave]({% page "travel/leave/" %})``): any tag whose name is no statement of a
+  template language. In a link's target it gives its first argument (the path); elsewhere
+  the quoted arguments that read as words (``parents``, ``the login screen``), not those
+  that name a file, a path or an address.
 
 Go and Jinja templates that a page *shows* (``{{ .Values.image }}``, ``{{ name }}``,
-``{% if user %}`` in prose) are not site tags and stay. Line numbers are kept: a removed tag
-leaves its line, blank when nothing else was on it.
+``{% if user %}``, ``{% url 'home' %}`` in prose) are not site tags and stay. Line numbers
+are kept: a removed tag leaves its line, blank when nothing else was on it.
 
 Example:
     >>> print(strip_site_tags('{{< highlight yaml >}}\\na: 1\\n{{< /highlight >}}\\n'
@@ -27,6 +35,8 @@ Example:
     a: 1
     ```
     See [x](t.md). `{{< k >}}`
+    >>> strip_site_tags('Ask in {% slack_channel "people-ops" %}{% comment %}TODO{% endcomment %}.')
+    'Ask in people-ops.'
 """
 
 from __future__ import annotations
@@ -72,6 +82,99 @@ _JEKYLL_TAGS = frozenset(
 )
 
 
+#: Statements of the template languages a page may show in prose (Jinja, Django, Liquid,
+#: Nunjucks, Twig): written ``{% name ... %}``, they stay as written. Any other tag name is
+#: the site's own (Eleventy and Jekyll shortcodes).
+_TEMPLATE_STATEMENTS = frozenset(
+    [
+        "if",
+        "elif",
+        "elsif",
+        "elseif",
+        "else",
+        "endif",
+        "for",
+        "endfor",
+        "unless",
+        "endunless",
+        "case",
+        "when",
+        "endcase",
+        "set",
+        "endset",
+        "block",
+        "endblock",
+        "extends",
+        "macro",
+        "endmacro",
+        "call",
+        "endcall",
+        "filter",
+        "endfilter",
+        "with",
+        "endwith",
+        "import",
+        "from",
+        "load",
+        "url",
+        "csrf_token",
+        "trans",
+        "endtrans",
+        "blocktrans",
+        "endblocktrans",
+        "static",
+        "autoescape",
+        "endautoescape",
+        "spaceless",
+        "endspaceless",
+        "verbatim",
+        "endverbatim",
+        "cycle",
+        "tablerow",
+        "endtablerow",
+        "break",
+        "continue",
+        "increment",
+        "decrement",
+        "render",
+        "liquid",
+        "echo",
+        "do",
+        "now",
+        "regroup",
+        "firstof",
+        "ifchanged",
+        "endifchanged",
+        "ifequal",
+        "endifequal",
+        "ifnotequal",
+        "endifnotequal",
+        "widthratio",
+        "templatetag",
+        "lorem",
+        "debug",
+        "apply",
+        "endapply",
+        "embed",
+        "endembed",
+        "sandbox",
+        "endsandbox",
+        "flush",
+        "use",
+        "deprecated",
+        "guard",
+        "endguard",
+        "trans_default_domain",
+    ]
+)
+#: A Liquid comment and what it holds, on one line or several (group 0).
+_COMMENT = re.compile(
+    r"\{%-?\s*comment\s*-?%\}.*?\{%-?\s*endcomment\s*-?%\}", re.DOTALL | re.IGNORECASE
+)
+#: An argument that names a file, a path or an address rather than reading as words.
+_PATHLIKE = re.compile(r"[/\\]|://|^[\w.-]+\.[A-Za-z0-9]{1,5}$|^#")
+
+
 def has_site_tags(text: str) -> bool:
     """Whether ``text`` may hold site tags (a cheap look before :func:`strip_site_tags`)."""
     return "{{<" in text or "{{%" in text or "{%" in text
@@ -80,14 +183,30 @@ def has_site_tags(text: str) -> bool:
 def strip_site_tags(text: str) -> str:
     """``text`` (Markdown) with its site tags read (see the module doc); as many lines."""
     out: list[str] = []
+    prose: list[str] = []  # the lines since the last fence line, outside fenced code
     fenced = False
     for line in text.split("\n"):
         if FENCE_LINE.match(line):
+            out.extend(_prose(prose))
+            prose = []
             fenced = not fenced
             out.append(line)
-            continue
-        out.append(line if fenced else _line(line))
+        elif fenced:
+            out.append(line)
+        else:
+            prose.append(line)
+    out.extend(_prose(prose))
     return "\n".join(out)
+
+
+def _prose(lines: list[str]) -> list[str]:
+    """Lines outside fenced code, comments removed (their lines kept, blank), tags read."""
+    if not lines:
+        return []
+    text = "\n".join(lines)
+    if "comment" in text:
+        text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    return [_line(line) for line in text.split("\n")]
 
 
 def _line(line: str) -> str:
@@ -116,9 +235,13 @@ def _read_tags(text: str) -> str:
 
     def replace(match: re.Match[str]) -> str:
         name, args = _name_args(match)
-        if match.group("lname") is not None and name not in _JEKYLL_TAGS:
+        if match.group("lname") is None or name in _JEKYLL_TAGS:
+            return _first(args) if name in _PATH_TAGS else ""
+        if name in _TEMPLATE_STATEMENTS:
             return match.group(0)  # a Jinja statement the page shows
-        return _first(args) if name in _PATH_TAGS else ""
+        if text[: match.start()].endswith("]("):
+            return _first(args)  # a site's shortcode giving a link's target
+        return _words(args)
 
     return _SITE_VARIABLE.sub("", _TAG.sub(replace, text))
 
@@ -130,6 +253,13 @@ def _name_args(match: re.Match[str]) -> tuple[str, str]:
         if name is not None:
             return name.lower(), match.group(f"{key}args") or ""
     return "", ""
+
+
+def _words(args: str) -> str:
+    """The quoted arguments of a site's shortcode that read as words, joined by a space
+    (``the login screen`` of ``"_img/a.png" "the login screen"``); '' when none."""
+    quoted = (m.group(1) for m in _QUOTED.finditer(args) if m.group(1) is not None)
+    return " ".join(q.strip() for q in quoted if q.strip() and not _PATHLIKE.search(q.strip()))
 
 
 def _first(args: str) -> str:
