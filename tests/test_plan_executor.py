@@ -682,3 +682,41 @@ def test_a_line_its_page_entry_holds_gives_the_entry_its_place(
 def _scope_and_catalog(sx: Sectio, collection: str) -> tuple[Any, Any]:
     scope = sx.router(collection).scope("default")
     return scope, DocsPlanner().catalog(scope)
+
+
+def test_a_numbered_unit_the_titles_teach_is_named_by_its_number(
+    sectio: Sectio, tmp_path: Path
+) -> None:
+    # "Play N - ..." opens two titles: "play" is a kind word of this tree, "play 2" names
+    # that page; "RFC 4" names the page whose title carries it though no heading does, and
+    # no page's fourth step (a bare "4." heading); a word opening one title teaches nothing
+    files = {
+        "docs/plays/play-1.md": "# Play 1 - Listen first\n\nSpend the first month listening.\n",
+        "docs/plays/play-2.md": (
+            "# Play 2 - Build trust\n\nMeet each person one on one.\n\n"
+            "## Action items\n\nBook the meetings.\n"
+        ),
+        "docs/rfc/003-advisor.md": (
+            "---\ntitle: RFC 003 - A security advisor\n---\n\n## The problem\n\nNo advisor.\n"
+        ),
+        "docs/rfc/004-hiring.md": (
+            "---\ntitle: RFC 004 - Hiring at scale\n---\n\n## The problem\n\nHiring is slow.\n\n"
+            "## The proposal\n\nHire in pools.\n"
+        ),
+        "docs/setup.md": (
+            "# Setup\n\n## 3. Install\n\nRun the installer.\n\n## 4. Sign in\n\nUse your badge.\n"
+        ),
+        "docs/lesson.md": "# Lesson 5 - Alone\n\nThe only lesson.\n",
+    }
+    sectio.ingest(
+        make_corpus(tmp_path / "c", files), fmt="markdown", profile="docs", collection="units"
+    )
+    play = sectio.ask("What does play 2 say?", collection="units", record=False)
+    facts = play.details["section_resolution"]
+    assert facts["via"] == "learned_number" and facts["phrase"] == "play 2"
+    assert play.evidence[0].doc_id == "docs/plays/play-2.md"
+    rfc = sectio.ask("What did RFC 004 propose?", collection="units", record=False)
+    assert rfc.details["section_resolution"]["via"] == "learned_number"
+    assert rfc.evidence[0].doc_id == "docs/rfc/004-hiring.md"
+    lesson = sectio.ask("what is in lesson 5?", collection="units", record=False)
+    assert lesson.details.get("section_resolution", {}).get("via") != "learned_number"

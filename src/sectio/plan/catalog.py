@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,13 @@ FOLDER_CUES = frozenset(_FOLDER_CUE_TEXT.split())
 def _fold(word: str) -> str:
     """A light plural fold ("waves" -> "wave"), the same on both sides of a match."""
     return word if word in STOPWORDS else singular(word)
+
+
+def first_line(payload: Mapping[str, Any]) -> int:
+    """The source line a chunk starts at (0: none recorded): the page's order."""
+    refs = payload.get("source_refs") or ()
+    line = refs[0].get("line") if refs and isinstance(refs[0], Mapping) else None
+    return int(line) if isinstance(line, int) else 0
 
 
 def tokens(text: str) -> list[str]:
@@ -324,6 +331,7 @@ __all__ = [
     "CatalogEntity",
     "DocsCatalog",
     "PhraseMatch",
+    "first_line",
     "load_catalog",
     "norm",
     "tokens",

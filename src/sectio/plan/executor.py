@@ -57,7 +57,7 @@ from sectio.contract.layers import Layer
 from sectio.index.filters import AnyOf, Condition, Eq, Prefix, Where, tenant_where
 from sectio.index.ids import point_id_for
 from sectio.index.port import StoredPoint, best_cosine
-from sectio.plan.catalog import DocsCatalog
+from sectio.plan.catalog import DocsCatalog, first_line
 from sectio.plan.models import RetrievalPlan
 from sectio.retrieve.fusion import fuse
 from sectio.retrieve.reads import retrieve_points, scroll_all
@@ -371,7 +371,7 @@ class PlanExecutor:
         below = f"{section_key}/"
         if not any(p.payload.get("section_key") == section_key for p in points):
             points = self._section_points(doc_id, Prefix("section_key", below))
-        points.sort(key=lambda p: (_first_line(p.payload), int(p.payload.get("part_index") or 0)))
+        points.sort(key=lambda p: (first_line(p.payload), int(p.payload.get("part_index") or 0)))
         hint = f"{doc_id}#{section_key}"
         return [
             PlannedRow(p.payload, best_cosine(vec, p.dense), SECTION, hint)
@@ -615,13 +615,6 @@ __all__ = [
     "question_order",
     "titled_first",
 ]
-
-
-def _first_line(payload: Mapping[str, Any]) -> int:
-    """The source line a chunk starts at (0: none recorded)."""
-    refs = payload.get("source_refs") or ()
-    line = refs[0].get("line") if refs and isinstance(refs[0], Mapping) else None
-    return int(line) if isinstance(line, int) else 0
 
 
 def entry_of(payload: dict[str, Any]) -> str | None:

@@ -48,10 +48,10 @@ from sectio.contract.layers import Layer
 from sectio.index.collection import Collection as IndexCollection
 from sectio.index.filters import Eq, tenant_where
 from sectio.plan import stored
-from sectio.plan.catalog import STOPWORDS
+from sectio.plan.catalog import STOPWORDS, first_line
 from sectio.plan.catalog import tokens as plan_tokens
 from sectio.retrieve.answerability.weigh import acronyms
-from sectio.retrieve.learned.numbers import title_number
+from sectio.retrieve.learned.numbers import Number, learned_kinds, title_number
 from sectio.retrieve.learned.vocabulary import (
     UNIT_WORDS,
     LearnedMatch,
@@ -129,6 +129,8 @@ class _Heading:
     title: str
     path: tuple[str, ...]
     text: list[str]
+    #: The first source line of its chunks (0: none recorded): the page's order.
+    line: int = 0
 
 
 def _headings(payloads: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _Heading]:
@@ -147,6 +149,27 @@ def _headings(payloads: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _H
                 str(p.get("section_title") or "").strip(), path, []
             )
         held.text.append(str(p.get("text") or ""))
+        line = first_line(p)
+        held.line = min(held.line, line) if held.line and line else held.line or line
+    return out
+
+
+def _page_numbers(
+    headings: Mapping[tuple[str, str], _Heading], titles: Mapping[str, str], kinds: frozenset[str]
+) -> dict[tuple[str, str], Number]:
+    """The number a page's title carries ("RFC 004 - Cross-TTS Hiring at Scale"), given to
+    the page's first section, for pages whose sections print none (the page's own title
+    heads no section: its first one is "The problem / situation / context")."""
+    first: dict[str, tuple[int, str]] = {}
+    numbered = {doc_id for (doc_id, _k), h in headings.items() if title_number(h.title, kinds)}
+    for (doc_id, key), h in headings.items():
+        if doc_id not in numbered and (doc_id not in first or h.line < first[doc_id][0]):
+            first[doc_id] = (h.line, key)
+    out: dict[tuple[str, str], Number] = {}
+    for doc_id, (_line, key) in first.items():
+        found = title_number(titles.get(doc_id, ""), kinds)
+        if found is not None:
+            out[(doc_id, key)] = found[0]
     return out
 
 
@@ -189,10 +212,14 @@ def _product_name(words: tuple[str, ...], products: frozenset[str]) -> bool:
 
 
 def _phrases(
-    h: _Heading, repeated: bool, products: frozenset[str], content: Callable[[str], bool]
+    h: _Heading,
+    repeated: bool,
+    products: frozenset[str],
+    content: Callable[[str], bool],
+    kinds: frozenset[str] = frozenset(),
 ) -> tuple[str, ...]:
     """A heading's phrases (see the module doc), longest first, each once."""
-    found = title_number(h.title) if h.title else None
+    found = title_number(h.title, kinds) if h.title else None
     rest = found[1] if found is not None else h.title
     own = [] if repeated else list(title_phrases(rest, content))
     parent = h.path[-2] if len(h.path) >= 2 else ""
@@ -231,14 +258,17 @@ def docs_vocabulary(
     headings = {k: h for k, h in _headings(payloads).items() if k[1] not in skip}
     products = product_words(headings, content)
     per_doc = Counter((doc_id, tokens(h.title)) for (doc_id, _k), h in headings.items())
+    pages = titles or {}
+    kinds = learned_kinds([*(h.title for h in headings.values()), *pages.values()])
+    page_numbers = _page_numbers(headings, pages, kinds)  # "RFC 004 - ..." heads no section
     sections = []
     for (doc_id, key), h in sorted(headings.items()):
-        found = title_number(h.title) if h.title else None
+        found = title_number(h.title, kinds) if h.title else None
         above = [*h.path[:-1], (titles or {}).get(doc_id, "")]
         context = {w for part in above for w in tokens(part)} | products
         context |= acronyms(above)  # "CSRF" under "Cross-Site Request Forgery Prevention"
-        phrases = _phrases(h, per_doc[(doc_id, tokens(h.title))] > 1, products, content)
-        number = found[0] if found is not None else None
+        phrases = _phrases(h, per_doc[(doc_id, tokens(h.title))] > 1, products, content, kinds)
+        number = found[0] if found is not None else page_numbers.get((doc_id, key))
         sections.append(
             LearnedSection(doc_id, key, h.title, number, phrases, frozenset(context), h.path)
         )

@@ -9,6 +9,12 @@ do: "article 17", "art. 17", "Art 17(3)", "§ 17", "§19.3", "section 4.2",
 "sec. 21.4", "chapter III", "annex II", "recital 26", "clause 7.1", "rule 12",
 "Điều 31", "appendix B.8".
 
+A collection may number its own units: a word that opens two titles or more
+followed by a whole number ("Play 3 - Observe and learn", "Play 7 - Learn how to
+delegate", "RFC 003 - ...", "Step 2: ...") is a *kind word learned* from those
+titles (:func:`learned_kinds`), its own family: "play 7", "RFC 4" name those
+sections, as "article 17" does a regulation's.
+
 Both sides are read into a :class:`Number`: a *family* (``article`` for
 article, section, clause, rule, paragraph and §, which corpora use for the
 same numbered unit; ``recital``, ``chapter``, ``annex`` for annex, appendix
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 #: The words (casefolded) that name a numbered unit, each with its family.
@@ -48,6 +55,8 @@ KIND_WORDS: dict[str, str] = {
     **dict.fromkeys(("phụ lục", "phu luc"), "annex"),
     **dict.fromkeys(("part", "parts", "phần"), "part"),
 }
+#: The families the kind words above name (a learned kind word is a family of its own).
+FAMILIES = frozenset(KIND_WORDS.values())
 #: Kind words that, right after a chapter or part, name a unit inside it.
 SUBSECTION_WORDS = frozenset({"section", "sections", "sec", "sect", "§"})
 #: Families whose numbers may be Roman numerals or letters ("chapter III", "annex B").
@@ -68,6 +77,14 @@ _TITLE = re.compile(
     r"(?P<sep>\s*[.:)\-–—]\s*|\s+|$)(?P<rest>.*)$",
     re.UNICODE | re.IGNORECASE | re.DOTALL,
 )
+#: A title opening with a word and a whole number, then a separator or the title's end
+#: ("Play 7 - Learn how to delegate", "RFC 004 - Hiring", "Step 2: Install", "Week 3").
+_LEARNED_TITLE = re.compile(
+    r"^\s*(?P<kind>[^\W\d_]{2,20})\s+(?P<num>\d{1,4})(?P<sep>\s*[.:)\-–—]\s+|\s*$)(?P<rest>.*)$",
+    re.UNICODE | re.DOTALL,
+)
+#: The fewest titles (each with a number of its own) that make a word a kind word.
+LEARNED_KIND_MIN = 2
 #: A number at the end of a section key: ``article_17``, ``dieu_8``, ``s4.2``, ``sA.1``.
 _KEY = re.compile(r"^(?P<kind>[^\W\d_]*?)[_\-.]?(?P<num>\d+(?:[._]\d+)*|[A-Z](?:\.\d+)*)$")
 _ROMAN = re.compile(r"^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
@@ -124,16 +141,41 @@ def _kind(word: str) -> str | None:
     return KIND_WORDS.get(unicodedata.normalize("NFC", word).casefold().rstrip("."))
 
 
-def title_number(title: str) -> tuple[Number, str] | None:
+def learned_kinds(titles: Iterable[str]) -> frozenset[str]:
+    """The words (casefolded) that open :data:`LEARNED_KIND_MIN` titles or more followed by
+    a whole number, each title with a number of its own, and a separator or nothing after
+    it (see the module doc); the kind words every corpus has are not among them.
+
+    Example:
+        >>> sorted(learned_kinds(["Play 3 - Observe", "Play 7 - Delegate", "RFC 003 - Advisor",
+        ...                       "RFC 004 - Hiring", "Python 3 support", "Article 2 - Scope"]))
+        ['play', 'rfc']
+    """
+    numbers: dict[str, set[int]] = {}
+    for title in titles:
+        m = _LEARNED_TITLE.match(title)
+        if m is not None and _kind(m["kind"]) is None:
+            numbers.setdefault(m["kind"].casefold(), set()).add(int(m["num"]))
+    return frozenset(k for k, nums in numbers.items() if len(nums) >= LEARNED_KIND_MIN)
+
+
+def title_number(title: str, kinds: Collection[str] = ()) -> tuple[Number, str] | None:
     """The number a title starts with and the title without it, or None.
 
     A bare number needs a separator after it ("4.2. X", "6 X") and a bare
     letter or Roman numeral a full stop ("A. Pseudocode"), so a title that
-    merely begins with a word is not read as numbered.
+    merely begins with a word is not read as numbered. ``kinds``: the kind words the
+    collection's titles taught (:func:`learned_kinds`; "Play 7 - Delegate" is play 7).
+
+    Example:
+        >>> title_number("Play 7 - Learn how to delegate", {"play"})
+        (Number(family='play', value='7'), 'Learn how to delegate')
+        >>> title_number("Play 7 - Learn how to delegate") is None
+        True
     """
     m = _TITLE.match(title)
     if m is None:
-        return None
+        return _learned_title(title, kinds) if kinds else None
     family = _kind(m["kind"]) if m["kind"] else None
     num, sep = m["num"], m["sep"]
     if not num[0].isdigit() and "." not in num:
@@ -148,6 +190,15 @@ def title_number(title: str) -> tuple[Number, str] | None:
     return normalized(family, num), m["rest"].strip()
 
 
+def _learned_title(title: str, kinds: Collection[str]) -> tuple[Number, str] | None:
+    """A title opening with one of ``kinds`` and a whole number (leading zeros dropped:
+    "RFC 004" is rfc 4), or None."""
+    m = _LEARNED_TITLE.match(title)
+    if m is None or m["kind"].casefold() not in kinds:
+        return None
+    return Number(m["kind"].casefold(), str(int(m["num"]))), m["rest"].strip()
+
+
 def key_number(key: str) -> Number | None:
     """The number at the end of a section key (``article_17``, ``dieu_8``, ``s4.2``), or None."""
     m = _KEY.match(key)
@@ -157,8 +208,9 @@ def key_number(key: str) -> Number | None:
     return normalized(family, m["num"].replace("_", "."))
 
 
-def question_refs(question: str) -> list[Ref]:
-    """Every numbered reference ``question`` writes, in order (see the module doc).
+def question_refs(question: str, kinds: Collection[str] = ()) -> list[Ref]:
+    """Every numbered reference ``question`` writes, in order (see the module doc);
+    ``kinds``: the kind words a collection's titles taught ("play 7", "RFC 4", "rfc #004").
 
     Letters and Roman numerals count only after a chapter, annex or part word,
     or when a letter has sub-numbers ("appendix B.8", "section A.1"). A section
@@ -187,7 +239,24 @@ def question_refs(question: str) -> list[Ref]:
         if out and _within(out[-1], m, text):
             continue
         out.append(Ref(normalized(family, num), m.group(0), m.start(), m.end()))
+    if kinds:
+        out.extend(_learned_refs(text, kinds))
+        out.sort(key=lambda r: r.start)
     return out
+
+
+def _learned_refs(text: str, kinds: Collection[str]) -> list[Ref]:
+    """The references ``text`` (casefolded) writes with a learned kind word and a whole
+    number ("play 7", "rfc 004", "rfc #4", "play no. 3")."""
+    words = "|".join(sorted((re.escape(k) for k in kinds), key=len, reverse=True))
+    pattern = (
+        rf"(?<![\w§])(?P<kind>{words})(?:\.|\s)*(?:#\s*|no\.?\s*)?"
+        r"(?P<num>\d{1,4})(?![\w]|\.\d)"
+    )
+    return [
+        Ref(Number(m["kind"], str(int(m["num"]))), m.group(0), m.start(), m.end())
+        for m in re.finditer(pattern, text)
+    ]
 
 
 def _within(previous: Ref, m: re.Match[str], text: str) -> bool:
@@ -205,10 +274,16 @@ def names(ref: Number, section: Number) -> bool:
     """Whether a question's reference names a section of that number.
 
     Same value, and the families agree: the same family, or the section's
-    number printed bare (any family but ``recital`` names it).
+    number printed bare (any family but ``recital`` and the learned ones names it: "RFC 4"
+    is no page's fourth step).
+
+    Example:
+        >>> bare = Number(None, "4")
+        >>> names(Number("article", "4"), bare), names(Number("rfc", "4"), bare)
+        (True, False)
     """
     if ref.value != section.value:
         return False
     if section.family is None:
-        return ref.family != "recital"
+        return ref.family != "recital" and ref.family in FAMILIES
     return ref.family == section.family

@@ -52,9 +52,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sectio.retrieve.learned.numbers import (
+    FAMILIES,
     KIND_WORDS,
     Number,
     key_number,
+    learned_kinds,
     names,
     question_refs,
     title_number,
@@ -369,6 +371,12 @@ class LearnedVocabulary:
         #: Shared keys, each with its phrases (key words and titles).
         self.shared = {k: tuple(v) for k, v in shared.items()}
         self._numbers: dict[str, list[tuple[Number, str]]] = defaultdict(list)
+        #: The kind words the titles taught ("play" of "Play 7 - ...": numbers.learned_kinds).
+        self.kinds = frozenset(
+            s.number.family
+            for s in self.sections
+            if s.number is not None and s.number.family not in (*FAMILIES, None)
+        )
         #: Each document's releases ``(version, key)``, once each, in section order.
         self._versions: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
         self._keys: dict[str, set[str]] = defaultdict(set)
@@ -419,7 +427,8 @@ class LearnedVocabulary:
             if not doc_id or not key or key in skip or (p.get("chunk_kind") or "prose") != "prose":
                 continue
             titles[(doc_id, key)][str(p.get("section_title") or "").strip()] += 1
-        read = {dk: _read_title(dk[1], t.most_common(1)[0][0]) for dk, t in titles.items()}
+        kinds = learned_kinds(t.most_common(1)[0][0] for t in titles.values())
+        read = {dk: _read_title(dk[1], t.most_common(1)[0][0], kinds) for dk, t in titles.items()}
         shared = _shared_keys(read, content)
         sections = []
         for (doc_id, key), (title, number, rest) in read.items():
@@ -456,7 +465,7 @@ class LearnedVocabulary:
         """Each numbered reference that names one section, in question order (see
         :meth:`by_number`; "compare article 5 and article 6" names two)."""
         scope = list(docs) or list(self._numbers)
-        for ref in question_refs(question):
+        for ref in question_refs(question, self.kinds):
             number: Number | None = ref.number
             while number is not None:
                 found = [
@@ -922,9 +931,12 @@ def _topmost(owners: Collection[tuple[str | None, str]]) -> tuple[str, str] | No
     return None
 
 
-def _read_title(key: str, title: str) -> tuple[str, Number | None, str]:
-    """A section's title, its number (from the title, else the key) and the title without it."""
-    found = title_number(title) if title else None
+def _read_title(
+    key: str, title: str, kinds: frozenset[str] = frozenset()
+) -> tuple[str, Number | None, str]:
+    """A section's title, its number (from the title, else the key) and the title without it
+    (``kinds``: the kind words the collection's titles taught)."""
+    found = title_number(title, kinds) if title else None
     if found is not None:
         return title, found[0], found[1]
     return title, key_number(key), title
