@@ -23,7 +23,10 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
   titled with the product's name);
 * ``git_docs``: 65 of Git's own manual pages (AsciiDoc, man-page style: two-line titles,
   ``NAME`` / ``SYNOPSIS`` / ``OPTIONS`` ... sections, labeled option lists, ``include::``
-  lines the reader drops).
+  lines the reader drops);
+* ``handbook_18f``: the TTS Handbook (18F's staff handbook: leave, travel, benefits,
+  equipment, tools), 250 Eleventy Markdown pages with Liquid shortcodes (an
+  organisation's policies, a domain none of the others has).
 
 Each holds answerable questions (``named_number``, ``named_title``: the
 question names its section; ``unnamed``) with gold ``doc_id#section_key``
@@ -48,7 +51,7 @@ Usage::
 
     .venv/bin/python benchmarks/new_corpora.py
         [--sets quic_rfc,oss_licenses,poetry_docs,vi_law,requests_docs,owasp_cheatsheets,jest_docs,
-                eu_ai_act,fastapi_docs,trpc_docs,git_docs]
+                eu_ai_act,fastapi_docs,trpc_docs,git_docs,handbook_18f]
         [--splits dev,holdout] [--profile NAME|FILE] [--reingest]
         [--per-query DIR] [--show-misses]
 
@@ -91,6 +94,7 @@ DOCS_TREES = (
     "fastapi_docs",
     "trpc_docs",
     "git_docs",
+    "handbook_18f",
 )
 NAMED = ("named_number", "named_title")
 

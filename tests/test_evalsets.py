@@ -1,6 +1,6 @@
 """The new-corpus question sets (``benchmarks/data/``: quic_rfc, oss_licenses, poetry_docs,
 vi_law, requests_docs, owasp_cheatsheets, jest_docs, eu_ai_act, fastapi_docs, trpc_docs,
-git_docs) hold together.
+git_docs, handbook_18f) hold together.
 
 Question files only: the corpora are third-party texts built from their
 sources by each set's ``build.py`` (into ``.sectio-bench/corpora/``, not

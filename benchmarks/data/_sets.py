@@ -1,6 +1,6 @@
 """Shared by the builders of the new-corpus evaluation sets (quic_rfc, poetry_docs, vi_law,
 requests_docs, owasp_cheatsheets, jest_docs, oss_licenses, eu_ai_act, fastapi_docs,
-trpc_docs, git_docs).
+trpc_docs, git_docs, handbook_18f).
 
 One question per row of ``labels.tsv`` (tab-separated, a header row, ours):
 
@@ -52,6 +52,7 @@ SETS = (
     "fastapi_docs",
     "trpc_docs",
     "git_docs",
+    "handbook_18f",
 )
 ANSWERABLE = ("named_number", "named_title", "unnamed")
 OFFTOPIC = ("offtopic_neighbour", "offtopic_general")
