@@ -438,9 +438,12 @@ def test_a_strong_passage_answers_a_question_in_other_words() -> None:
     assert Coverage().check(_coverage_ctx(0.58, [])) is None  # type: ignore[arg-type]
     strong = _coverage_ctx(0.58, [])
     Coverage().check(strong)  # type: ignore[arg-type]
-    assert strong.thresholds.catalog_strong_floor == 0.55
-    # under the strong floor, or with a name the collection never holds: abstains
-    assert Coverage().check(_coverage_ctx(0.54, [])) == ("coverage", "weak_evidence", ["long"])  # type: ignore[arg-type]
+    assert strong.thresholds.catalog_strong_floor == 0.50
+    # +0.27: a handbook's "My smart card reader keeps disconnecting" passage answers it
+    assert Coverage().check(_coverage_ctx(0.52, [])) is None  # type: ignore[arg-type]
+    # under the strong floor (+0.24: "Why are kubectl edits rolled back by Flux?" on Argo
+    # CD's docs), or with a name the collection never holds: abstains
+    assert Coverage().check(_coverage_ctx(0.49, [])) == ("coverage", "weak_evidence", ["long"])  # type: ignore[arg-type]
     with_name = Coverage().check(_coverage_ctx(0.9, ["hipaa"]))  # type: ignore[arg-type]
     assert with_name == ("coverage", "subject_not_in_corpus", ["long"])
 
