@@ -16,8 +16,8 @@ Sets (every question text third-party; labels ours; see each folder's README):
   two margins (``planner_margin``, ``guest_margin``) by split;
 * ``quic_rfc``, ``oss_licenses``, ``poetry_docs``, ``vi_law``, ``requests_docs``,
   ``owasp_cheatsheets``, ``jest_docs``, ``eu_ai_act``, ``fastapi_docs``, ``trpc_docs``,
-  ``git_docs``, ``handbook_18f``: the corpora of ``benchmarks/new_corpora.py`` (default profile), answerable
-  and off-topic questions, grouped ``<kind>/<split>``.
+  ``git_docs``, ``handbook_18f``: the corpora of ``benchmarks/new_corpora.py`` (default
+  profile), answerable and off-topic questions, grouped ``<kind>/<split>``.
 
 Each set is reported on its ``dev`` split (where thresholds were chosen) and
 its ``holdout`` split (never tuned on), when it has them.

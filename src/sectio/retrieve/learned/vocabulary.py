@@ -372,10 +372,10 @@ class LearnedVocabulary:
         self.shared = {k: tuple(v) for k, v in shared.items()}
         self._numbers: dict[str, list[tuple[Number, str]]] = defaultdict(list)
         #: The kind words the titles taught ("play" of "Play 7 - ...": numbers.learned_kinds).
-        self.kinds = frozenset(
-            s.number.family
+        self.kinds: frozenset[str] = frozenset(
+            family
             for s in self.sections
-            if s.number is not None and s.number.family not in (*FAMILIES, None)
+            if s.number is not None and (family := s.number.family) and family not in FAMILIES
         )
         #: Each document's releases ``(version, key)``, once each, in section order.
         self._versions: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
