@@ -355,6 +355,7 @@ def test_a_title_opening_with_a_gerund_is_named_by_its_verb(tmp_path: Path) -> N
             ("client", "Using TestClient", "Create a client and call the routes with it."),
             ("middleware", "Adding a middleware", "Wrap every call before it reaches a route."),
             ("run", "Running tests", "Start the runner from the project's folder."),
+            ("cancel", "Cancelling transit benefit", "Go to the transit site and withdraw."),
         )
     ]
     with _ingested(tmp_path, rows) as s:
@@ -363,6 +364,7 @@ def test_a_title_opening_with_a_gerund_is_named_by_its_verb(tmp_path: Path) -> N
             ("how to use TestClient", "client"),
             ("How do I add a middleware?", "middleware"),
             ("How do I run tests?", "run"),
+            ("How do I cancel my transit benefit?", "cancel"),  # a possessive, British "ll"
         ):
             asked = s.ask(question, collection="c")
             assert (asked.resolved_doc_id, asked.resolved_section_key) == ("guide", key), question

@@ -226,6 +226,9 @@ def _stands(
 #: Articles a title and a question write interchangeably ("Mount the sub-application",
 #: "how do I mount a sub-application").
 _ARTICLES = ("the", "a", "an")
+#: What a question writes between a verb and its object where a gerund title writes nothing
+#: ("How do I cancel my transit benefit?" for "Cancelling transit benefit").
+_DETERMINERS = (*_ARTICLES, "my", "your", "our", "their")
 
 
 def article_forms(
@@ -286,15 +289,19 @@ def _bases(gerund: str) -> tuple[str, ...]:
 
 def verb_forms(exact: Tokens, folded: Tokens) -> list[tuple[Tokens, Tokens]]:
     """A title that starts with a gerund ("Using TestClient", "Adding a middleware"), also
-    as the verb a question writes, alone and before each article: "How do I use the
-    TestClient?" writes "Using TestClient". A title of one word, or one whose first word
-    is no gerund, has no other form.
+    as the verb a question writes, alone and before each article or possessive: "How do I
+    use the TestClient?" writes "Using TestClient", "How do I cancel my transit benefit?"
+    "Cancelling transit benefit". A title of one word, or one whose first word is no
+    gerund, has no other form.
 
     Example:
         >>> title = ("using", "testclient")
-        >>> [" ".join(e) for e, _ in verb_forms(title, title)][:5]
-        ['us testclient', 'us the testclient', 'us a testclient', 'us an testclient', \
-'use testclient']
+        >>> [" ".join(e) for e, _ in verb_forms(title, title)][:4]
+        ['us testclient', 'us the testclient', 'us a testclient', 'us an testclient']
+        >>> title = ("cancelling", "transit", "benefit")
+        >>> forms = [" ".join(e) for e, _ in verb_forms(title, title)]
+        >>> "cancel transit benefit" in forms, "cancel my transit benefit" in forms
+        (True, True)
         >>> verb_forms(("ring", "buffers"), ("ring", "buffers"))
         []
     """
@@ -307,7 +314,7 @@ def verb_forms(exact: Tokens, folded: Tokens) -> list[tuple[Tokens, Tokens]]:
     had = rest[0] in _ARTICLES
     out: list[tuple[Tokens, Tokens]] = []
     for base in _bases(first):
-        for article in () if had else (None, *_ARTICLES):
+        for article in () if had else (None, *_DETERMINERS):
             put = (base, article) if article else (base,)
             out.append((put + rest, put + rest_folded))
         if had:
