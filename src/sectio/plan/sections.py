@@ -149,8 +149,8 @@ def _headings(payloads: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _H
                 str(p.get("section_title") or "").strip(), path, []
             )
         held.text.append(str(p.get("text") or ""))
-        line = first_line(p)
-        held.line = min(held.line, line) if held.line and line else held.line or line
+        lines = [n for n in (held.line, first_line(p)) if n]  # 0: none recorded
+        held.line = min(lines, default=0)
     return out
 
 
@@ -264,7 +264,7 @@ def docs_vocabulary(
     sections = []
     for (doc_id, key), h in sorted(headings.items()):
         found = title_number(h.title, kinds) if h.title else None
-        above = [*h.path[:-1], (titles or {}).get(doc_id, "")]
+        above = [*h.path[:-1], pages.get(doc_id, "")]
         context = {w for part in above for w in tokens(part)} | products
         context |= acronyms(above)  # "CSRF" under "Cross-Site Request Forgery Prevention"
         phrases = _phrases(h, per_doc[(doc_id, tokens(h.title))] > 1, products, content, kinds)
