@@ -237,6 +237,16 @@ def test_learning_off_in_the_profile_turns_the_headings_off(tmp_path: Path) -> N
     assert all((e.model_extra or {}).get("plan_step") != SECTION for e in result.evidence)
 
 
+def test_a_web_address_names_no_product(tmp_path: Path) -> None:
+    # every page links out as "https://..." before its headings' words: "https" is no product
+    payloads = _payloads(tmp_path)
+    for p in payloads:
+        p["text"] = (
+            f"See https://{p['section_key']}.example.org/{p['section_key']} first. {p['text']}"
+        )
+    assert docs_vocabulary(payloads).products == frozenset({"brewkit"})
+
+
 def test_info_shows_the_headings_the_planner_learned(brew_home: Path) -> None:
     from click.testing import CliRunner
 

@@ -720,3 +720,8 @@ def test_a_numbered_unit_the_titles_teach_is_named_by_its_number(
     assert rfc.evidence[0].doc_id == "docs/rfc/004-hiring.md"
     lesson = sectio.ask("what is in lesson 5?", collection="units", record=False)
     assert lesson.details.get("section_resolution", {}).get("via") != "learned_number"
+    # what sectio info shows: the units the titles number
+    assert docs_summary(sectio.router("units").scope("default"))["numbered_units"] == [
+        "play",
+        "rfc",
+    ]

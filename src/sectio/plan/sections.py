@@ -39,6 +39,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -173,6 +174,10 @@ def _page_numbers(
     return out
 
 
+#: A web address written out (``https://gsa.gov/leave``): its words are no product's.
+_ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+
+
 def product_words(
     headings: Mapping[tuple[str, str], _Heading], content: Callable[[str], bool]
 ) -> frozenset[str]:
@@ -181,8 +186,8 @@ def product_words(
     least 3 sections in their own text (``poetry lock`` in the "lock" section)."""
     per_doc: dict[str, set[str]] = defaultdict(set)
     for (doc_id, _key), h in headings.items():
-        for text in h.text:
-            per_doc[doc_id].update(tokens(text))
+        for text in h.text:  # an address's words name no product ("https" of every link)
+            per_doc[doc_id].update(tokens(_ADDRESS.sub(" ", text)))
     if len(per_doc) < 3:
         return frozenset()
     df = Counter(w for words in per_doc.values() for w in words)
@@ -360,6 +365,7 @@ def docs_summary(scope: ReadScope) -> dict[str, Any]:
         "documents": learned["documents"],
         "sections": learned["sections"],
         "numbered_sections": learned["numbered_sections"],
+        "numbered_units": learned["numbered_units"],
         "releases": learned["releases"],
         "title_phrases": learned["title_phrases"],
         "product_words": sorted(vocab.products),

@@ -103,13 +103,22 @@ def _learned_lines(learned: dict[str, object] | None) -> None:
         return
     click.echo(
         f"  learned routing ({learned['tenant']}): {learned['documents']} documents, "
-        f"{learned['sections']} sections, {learned['numbered_sections']} numbered, "
+        f"{learned['sections']} sections, {learned['numbered_sections']} numbered"
+        f"{_units(learned)}, "
         f"{learned.get('releases', 0)} releases, {learned['title_phrases']} title phrases"
     )
     shared = learned.get("shared_sections") or []
     assert isinstance(shared, list)
     for s in shared:
         click.echo(f"  shared section {s['section_key']}: {len(s['phrases'])} phrases")
+
+
+def _units(learned: dict[str, object]) -> str:
+    """The units the titles taught ("play", "rfc" of "Play 7 - ...", "RFC 004 - ..."), to
+    follow the count of numbered sections; '' when none."""
+    units = learned.get("numbered_units") or []
+    assert isinstance(units, list)
+    return f" (units the titles number: {', '.join(units)})" if units else ""
 
 
 def _docs_learned_lines(learned: dict[str, object]) -> None:
@@ -119,7 +128,8 @@ def _docs_learned_lines(learned: dict[str, object]) -> None:
     assert isinstance(products, list)
     click.echo(
         f"  learned headings ({learned['tenant']}, docs planner): {learned['documents']} "
-        f"pages, {learned['sections']} headings, {learned['numbered_sections']} numbered, "
+        f"pages, {learned['sections']} headings, {learned['numbered_sections']} numbered"
+        f"{_units(learned)}, "
         f"{learned.get('releases', 0)} releases, {learned['title_phrases']} phrases; "
         f"product words: {', '.join(products) or '-'}"
     )

@@ -843,6 +843,7 @@ class LearnedVocabulary:
             "documents": len(per_doc),
             "sections": len(self.sections),
             "numbered_sections": sum(s.number is not None for s in self.sections),
+            "numbered_units": sorted(self.kinds),
             "releases": self.releases,
             "title_phrases": sum(len(s.phrases) for s in self.sections),
             "shared_sections": [
