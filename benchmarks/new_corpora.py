@@ -25,7 +25,7 @@ Sets (``benchmarks/data/<set>/``; see each folder's README):
   ``NAME`` / ``SYNOPSIS`` / ``OPTIONS`` ... sections, labeled option lists, ``include::``
   lines the reader drops);
 * ``handbook_18f``: the TTS Handbook (18F's staff handbook: leave, travel, benefits,
-  equipment, tools), 250 Eleventy Markdown pages with Liquid shortcodes (an
+  equipment, tools), 246 Eleventy Markdown pages with Liquid shortcodes (an
   organisation's policies, a domain none of the others has).
 
 Each holds answerable questions (``named_number``, ``named_title``: the

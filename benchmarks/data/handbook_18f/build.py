@@ -4,7 +4,7 @@ English) and its questions.
 
 Inputs
   * every ``.md`` page of ``pages/`` of github.com/18F/handbook at the pinned commit below
-    (250 pages), read from a git mirror (``git --git-dir=<mirror> show
+    (246 pages), read from a git mirror (``git --git-dir=<mirror> show
     <commit>:pages/<file>``); US Government work, CC0 1.0 (``LICENSE.md`` at that commit).
     Eleventy pages: front matter with ``title``, ``keywords`` and ``redirect_from``,
     Liquid tags (``{% alert %}``, ``{% page "..." %}`` links), the policies and how-tos of
