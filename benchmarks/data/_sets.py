@@ -31,6 +31,7 @@ import json
 import subprocess
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,33 @@ def build_docs_set(folder: Path, repo: str, write: Callable[[Path, Path], Path])
         return
     n = write_questions(folder, keys)
     print(f"{tree}: {len(keys)} sections; {n} questions")
+
+
+@dataclass(frozen=True)
+class DocsTree:
+    """A docs-tree set's source: the pages of ``source`` at ``commit`` of ``repo`` ending in
+    ``suffix``, written under ``tree/docs/`` (a builder names one and exports its methods,
+    ``ensure_tree`` for ``benchmarks/new_corpora.py``)."""
+
+    folder: Path
+    repo: str
+    commit: str
+    suffix: str | tuple[str, ...]
+    source: str = "docs/"
+
+    def write_tree(self, mirror: Path, dest: Path) -> Path:
+        """Every page, unchanged, under ``dest/docs/`` (:func:`write_docs`, subfolders too)."""
+        return write_docs(
+            mirror, self.commit, dest, self.suffix, recursive=True, source=self.source
+        )
+
+    def ensure_tree(self, mirror: Path | None = None) -> Path:
+        """The built tree, its gold checked (:func:`ensure_docs_tree`)."""
+        return ensure_docs_tree(self.folder, self.repo, self.write_tree, tree_section_keys, mirror)
+
+    def main(self) -> None:
+        """The builder's command line (:func:`build_docs_set`)."""
+        build_docs_set(self.folder, self.repo, self.write_tree)
 
 
 def check_gold(folder: Path, keys: set[str]) -> None:

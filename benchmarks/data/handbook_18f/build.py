@@ -38,28 +38,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import build_docs_set, ensure_docs_tree, tree_section_keys, write_docs  # noqa: E402
+from _sets import DocsTree  # noqa: E402
 
-REPO = "18F/handbook"
-COMMIT = "1e4955634d0369f17e5bbc0ebbf8f62e2a3dfe4b"
-#: Where the pages are in the repository.
-SOURCE = "pages/"
-
-
-def write_tree(mirror: Path, dest: Path) -> Path:
-    """Every ``.md`` page under :data:`SOURCE` at :data:`COMMIT`, unchanged, under
-    ``dest/docs/`` (``pages/travel-and-leave/leave.md`` -> ``docs/travel-and-leave/leave.md``)."""
-    return write_docs(mirror, COMMIT, dest, ".md", recursive=True, source=SOURCE)
-
-
-def ensure_tree(mirror: Path | None = None) -> Path:
-    """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
-    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror)
-
-
-def main() -> None:
-    build_docs_set(HERE, REPO, write_tree)
-
+#: The pages of ``pages/`` at the pinned commit, written as ``docs/``
+#: (``pages/travel-and-leave/leave.md`` -> ``docs/travel-and-leave/leave.md``).
+TREE = DocsTree(
+    HERE, "18F/handbook", "1e4955634d0369f17e5bbc0ebbf8f62e2a3dfe4b", ".md", source="pages/"
+)
+write_tree, ensure_tree = TREE.write_tree, TREE.ensure_tree
 
 if __name__ == "__main__":
-    main()
+    TREE.main()
