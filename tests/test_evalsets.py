@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,12 @@ DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 
 def _sets_module() -> Any:
     """``benchmarks/data/_sets.py``: the set list and the split rule the builders share."""
+    if "_evalsets_sets" in sys.modules:
+        return sys.modules["_evalsets_sets"]
     spec = importlib.util.spec_from_file_location("_evalsets_sets", DATA / "_sets.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["_evalsets_sets"] = module  # a dataclass of the module reads its module
     spec.loader.exec_module(module)
     return module
 
