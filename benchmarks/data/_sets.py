@@ -193,11 +193,19 @@ class DocsTree:
     commit: str
     suffix: str | tuple[str, ...]
     source: str = "docs/"
+    recursive: bool = True
+    skip: tuple[str, ...] = ()
 
     def write_tree(self, mirror: Path, dest: Path) -> Path:
-        """Every page, unchanged, under ``dest/docs/`` (:func:`write_docs`, subfolders too)."""
+        """Every page, unchanged, under ``dest/docs/`` (:func:`write_docs`)."""
         return write_docs(
-            mirror, self.commit, dest, self.suffix, recursive=True, source=self.source
+            mirror,
+            self.commit,
+            dest,
+            self.suffix,
+            recursive=self.recursive,
+            skip=self.skip,
+            source=self.source,
         )
 
     def ensure_tree(self, mirror: Path | None = None) -> Path:

@@ -37,28 +37,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import build_docs_set, ensure_docs_tree, tree_section_keys, write_docs  # noqa: E402
+from _sets import DocsTree  # noqa: E402
 
-REPO = "fastapi/fastapi"
-COMMIT = "c3f316b7e814667e8ee81e03a7330d00ee61e45c"
-#: Where the English pages are in the repository.
-SOURCE = "docs/en/docs/"
-
-
-def write_tree(mirror: Path, dest: Path) -> Path:
-    """Every ``.md`` page under :data:`SOURCE` at :data:`COMMIT`, unchanged, under
-    ``dest/docs/`` (``docs/en/docs/tutorial/body.md`` -> ``docs/tutorial/body.md``)."""
-    return write_docs(mirror, COMMIT, dest, ".md", recursive=True, source=SOURCE)
-
-
-def ensure_tree(mirror: Path | None = None) -> Path:
-    """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
-    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror)
-
-
-def main() -> None:
-    build_docs_set(HERE, REPO, write_tree)
-
+TREE = DocsTree(
+    HERE,
+    "fastapi/fastapi",
+    "c3f316b7e814667e8ee81e03a7330d00ee61e45c",
+    ".md",
+    source="docs/en/docs/",
+)
+write_tree, ensure_tree = TREE.write_tree, TREE.ensure_tree
 
 if __name__ == "__main__":
-    main()
+    TREE.main()

@@ -35,25 +35,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import build_docs_set, ensure_docs_tree, tree_section_keys, write_docs  # noqa: E402
+from _sets import DocsTree  # noqa: E402
 
-REPO = "python-poetry/poetry"
-COMMIT = "f46702336862f30050d5c641d5ed6f7568ded793"
-
-
-def write_tree(mirror: Path, dest: Path) -> Path:
-    """The 16 files of ``docs/`` at :data:`COMMIT`, unchanged, under ``dest/docs/``."""
-    return write_docs(mirror, COMMIT, dest, ".md")
-
-
-def ensure_tree(mirror: Path | None = None) -> Path:
-    """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
-    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror)
-
-
-def main() -> None:
-    build_docs_set(HERE, REPO, write_tree)
-
+TREE = DocsTree(
+    HERE, "python-poetry/poetry", "f46702336862f30050d5c641d5ed6f7568ded793", ".md", recursive=False
+)
+write_tree, ensure_tree = TREE.write_tree, TREE.ensure_tree
 
 if __name__ == "__main__":
-    main()
+    TREE.main()

@@ -40,27 +40,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import build_docs_set, ensure_docs_tree, tree_section_keys, write_docs  # noqa: E402
+from _sets import DocsTree  # noqa: E402
 
-REPO = "psf/requests"
-COMMIT = "1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e"
 #: Folders of ``docs/`` that are the Sphinx theme and assets, not documentation.
 SKIP = ("docs/_themes/", "docs/_static/", "docs/_templates/")
 
-
-def write_tree(mirror: Path, dest: Path) -> Path:
-    """The ``.rst`` files of ``docs/`` at :data:`COMMIT`, unchanged, under ``dest/docs/``."""
-    return write_docs(mirror, COMMIT, dest, ".rst", recursive=True, skip=SKIP)
-
-
-def ensure_tree(mirror: Path | None = None) -> Path:
-    """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
-    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror)
-
-
-def main() -> None:
-    build_docs_set(HERE, REPO, write_tree)
-
+TREE = DocsTree(HERE, "psf/requests", "1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e", ".rst", skip=SKIP)
+write_tree, ensure_tree = TREE.write_tree, TREE.ensure_tree
 
 if __name__ == "__main__":
-    main()
+    TREE.main()

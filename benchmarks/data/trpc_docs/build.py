@@ -37,28 +37,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "src"))
-from _sets import build_docs_set, ensure_docs_tree, tree_section_keys, write_docs  # noqa: E402
+from _sets import DocsTree  # noqa: E402
 
-REPO = "trpc/trpc"
-COMMIT = "340811ba5320637fbaf48fccf3dbfdd258bd34db"
-#: Where the pages are in the repository.
-SOURCE = "www/docs/"
-
-
-def write_tree(mirror: Path, dest: Path) -> Path:
-    """Every ``.md`` and ``.mdx`` page under :data:`SOURCE` at :data:`COMMIT`, unchanged,
-    under ``dest/docs/`` (``www/docs/server/routers.md`` -> ``docs/server/routers.md``)."""
-    return write_docs(mirror, COMMIT, dest, (".md", ".mdx"), recursive=True, source=SOURCE)
-
-
-def ensure_tree(mirror: Path | None = None) -> Path:
-    """The built tree, its gold checked (:func:`_sets.ensure_docs_tree`)."""
-    return ensure_docs_tree(HERE, REPO, write_tree, tree_section_keys, mirror)
-
-
-def main() -> None:
-    build_docs_set(HERE, REPO, write_tree)
-
+TREE = DocsTree(
+    HERE,
+    "trpc/trpc",
+    "340811ba5320637fbaf48fccf3dbfdd258bd34db",
+    (".md", ".mdx"),
+    source="www/docs/",
+)
+write_tree, ensure_tree = TREE.write_tree, TREE.ensure_tree
 
 if __name__ == "__main__":
-    main()
+    TREE.main()
