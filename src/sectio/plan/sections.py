@@ -156,15 +156,19 @@ def _headings(payloads: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _H
 
 
 def _page_numbers(
-    headings: Mapping[tuple[str, str], _Heading], titles: Mapping[str, str], kinds: frozenset[str]
+    headings: Mapping[tuple[str, str], _Heading],
+    numbered: Mapping[tuple[str, str], tuple[Number, str] | None],
+    titles: Mapping[str, str],
+    kinds: frozenset[str],
 ) -> dict[tuple[str, str], Number]:
     """The number a page's title carries ("RFC 004 - Cross-TTS Hiring at Scale"), given to
-    the page's first section, for pages whose sections print none (the page's own title
-    heads no section: its first one is "The problem / situation / context")."""
+    the page's first section, for pages whose sections print none (``numbered``: each
+    heading's own number; the page's own title heads no section: its first one is "The
+    problem / situation / context")."""
     first: dict[str, tuple[int, str]] = {}
-    numbered = {doc_id for (doc_id, _k), h in headings.items() if title_number(h.title, kinds)}
+    numbered_docs = {doc_id for (doc_id, _k), found in numbered.items() if found}
     for (doc_id, key), h in headings.items():
-        if doc_id not in numbered and (doc_id not in first or h.line < first[doc_id][0]):
+        if doc_id not in numbered_docs and (doc_id not in first or h.line < first[doc_id][0]):
             first[doc_id] = (h.line, key)
     out: dict[tuple[str, str], Number] = {}
     for doc_id, (_line, key) in first.items():
@@ -221,10 +225,10 @@ def _phrases(
     repeated: bool,
     products: frozenset[str],
     content: Callable[[str], bool],
-    kinds: frozenset[str] = frozenset(),
+    found: tuple[Number, str] | None = None,
 ) -> tuple[str, ...]:
-    """A heading's phrases (see the module doc), longest first, each once."""
-    found = title_number(h.title, kinds) if h.title else None
+    """A heading's phrases (see the module doc), longest first, each once (``found``: the
+    number its title starts with and the title without it)."""
     rest = found[1] if found is not None else h.title
     own = [] if repeated else list(title_phrases(rest, content))
     parent = h.path[-2] if len(h.path) >= 2 else ""
@@ -265,14 +269,15 @@ def docs_vocabulary(
     per_doc = Counter((doc_id, tokens(h.title)) for (doc_id, _k), h in headings.items())
     pages = titles or {}
     kinds = learned_kinds([*(h.title for h in headings.values()), *pages.values()])
-    page_numbers = _page_numbers(headings, pages, kinds)  # "RFC 004 - ..." heads no section
+    numbered = {k: title_number(h.title, kinds) if h.title else None for k, h in headings.items()}
+    page_numbers = _page_numbers(headings, numbered, pages, kinds)  # "RFC 004 - ..."
     sections = []
     for (doc_id, key), h in sorted(headings.items()):
-        found = title_number(h.title, kinds) if h.title else None
+        found = numbered[(doc_id, key)]
         above = [*h.path[:-1], pages.get(doc_id, "")]
         context = {w for part in above for w in tokens(part)} | products
         context |= acronyms(above)  # "CSRF" under "Cross-Site Request Forgery Prevention"
-        phrases = _phrases(h, per_doc[(doc_id, tokens(h.title))] > 1, products, content, kinds)
+        phrases = _phrases(h, per_doc[(doc_id, tokens(h.title))] > 1, products, content, found)
         number = found[0] if found is not None else page_numbers.get((doc_id, key))
         sections.append(
             LearnedSection(doc_id, key, h.title, number, phrases, frozenset(context), h.path)

@@ -35,6 +35,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection, Iterable
@@ -240,23 +241,24 @@ def question_refs(question: str, kinds: Collection[str] = ()) -> list[Ref]:
             continue
         out.append(Ref(normalized(family, num), m.group(0), m.start(), m.end()))
     if kinds:
-        out.extend(_learned_refs(text, kinds))
+        out.extend(
+            Ref(Number(m["kind"], str(int(m["num"]))), m.group(0), m.start(), m.end())
+            for m in _learned_refs(frozenset(kinds)).finditer(text)
+        )
         out.sort(key=lambda r: r.start)
     return out
 
 
-def _learned_refs(text: str, kinds: Collection[str]) -> list[Ref]:
-    """The references ``text`` (casefolded) writes with a learned kind word and a whole
-    number ("play 7", "rfc 004", "rfc #4", "play no. 3")."""
+@functools.lru_cache(maxsize=64)
+def _learned_refs(kinds: frozenset[str]) -> re.Pattern[str]:
+    """The references a (casefolded) question writes with one of ``kinds`` and a whole
+    number ("play 7", "rfc 004", "rfc #4", "play no. 3"), compiled once per vocabulary's
+    kinds (every question of a collection asks with the same)."""
     words = "|".join(sorted((re.escape(k) for k in kinds), key=len, reverse=True))
-    pattern = (
+    return re.compile(
         rf"(?<![\w§])(?P<kind>{words})(?:\.|\s)*(?:#\s*|no\.?\s*)?"
         r"(?P<num>\d{1,4})(?![\w]|\.\d)"
     )
-    return [
-        Ref(Number(m["kind"], str(int(m["num"]))), m.group(0), m.start(), m.end())
-        for m in re.finditer(pattern, text)
-    ]
 
 
 def _within(previous: Ref, m: re.Match[str], text: str) -> bool:

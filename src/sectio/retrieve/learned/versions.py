@@ -134,7 +134,7 @@ def same_release(asked: str, titled: str) -> bool:
     if a == t:
         return True
     rest = t[len(a) :] if t.startswith(a) else ""
-    if rest[:1] in ("-", "+", "~") and rest[:1] and not _PRE_RELEASE.search(rest):
+    if rest[:1] in ("-", "+", "~") and not _PRE_RELEASE.search(rest):
         return True
     base = re.split(r"[-+~]", t, maxsplit=1)[0]
     return (

@@ -434,8 +434,9 @@ class LearnedVocabulary:
             if not doc_id or not key or key in skip or (p.get("chunk_kind") or "prose") != "prose":
                 continue
             titles[(doc_id, key)][str(p.get("section_title") or "").strip()] += 1
-        kinds = learned_kinds(t.most_common(1)[0][0] for t in titles.values())
-        read = {dk: _read_title(dk[1], t.most_common(1)[0][0], kinds) for dk, t in titles.items()}
+        usual = {dk: t.most_common(1)[0][0] for dk, t in titles.items()}  # each key's title
+        kinds = learned_kinds(usual.values())
+        read = {dk: _read_title(dk[1], title, kinds) for dk, title in usual.items()}
         shared = _shared_keys(read, content)
         sections = []
         for (doc_id, key), (title, number, rest) in read.items():
