@@ -12,11 +12,12 @@ against that outline (the outline is the document's own table of contents).
 For HTML, headings are scored against readability's cleaned article of the same
 page (``html-reference/``).
 
-Retrieval: each corpus type (pdf, html, docx, mdx) is ingested twice with the
+Retrieval: each corpus type (pdf, html, docx, mdx, myst) is ingested twice with the
 bundled MiniLM, once through its reader and once as a baseline conversion (PDF:
 pdfminer's plain text as ``.txt``; HTML: the raw page read as Markdown text, the
 old behaviour; DOCX: mammoth's own Markdown; MDX: the file renamed ``.md``, JSX
-left in), and the questions of ``questions.jsonl`` are asked: ``search@5`` is a
+left in; MyST: the pages read as CommonMark, each directive a code block), and the
+questions of ``questions.jsonl`` are asked: ``search@5`` is a
 hit when one of the top 5 chunks is from the right document and holds the
 answer phrase (in its text or its section title); ``ask`` when the decision is
 not ABSTAIN and its evidence holds it (``verify``: how many decided VERIFY_SOURCE).
@@ -287,7 +288,14 @@ def _baseline(kind: str, source: Path, out: Path) -> Path:
             target.with_suffix(".docx.md").write_text(md or " ")
         elif kind == "mdx":
             target.with_suffix(".md").write_text(path.read_text())
+        elif kind == "myst":  # read as CommonMark: a directive is code, a role is text
+            target.write_text(_MYST_BRACE.sub("{\u200b", path.read_text()))
     return out
+
+
+#: The brace that opens a MyST directive's or role's name (a zero-width space after it
+#: keeps the page from being read as MyST: the baseline reads it as CommonMark).
+_MYST_BRACE = re.compile(r"(?<=^```)\{|(?<=^````)\{|(?<=^:::)\{|\{(?=[A-Za-z][\w:.+-]*\}`)", re.M)
 
 
 def _doc_of(doc_id: str) -> str:
@@ -305,14 +313,18 @@ def _shown(item: object) -> str:
     return f"{getattr(item, 'section_title', '') or ''}\n{getattr(item, 'text', '')}"
 
 
+#: The marks that open a line of a Markdown quote (``> ``, ``> > ``).
+_QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+[ \t]?", re.MULTILINE)
+
+
 def _score(
     sectio: object,
     collection: str,
     questions: list[dict[str, str]],
     doc_of: Callable[[str], str] = _doc_of,
 ) -> tuple:
-    def norm(t: str) -> str:
-        return " ".join(t.lower().split())
+    def norm(t: str) -> str:  # a quote's or a note's marks (``> ``) are no words of it
+        return " ".join(_QUOTE_MARKS.sub("", t).lower().split())
 
     search_hits = ask_hits = verify = 0
     for q in questions:
@@ -329,7 +341,7 @@ def _score(
 
 
 def retrieval(
-    root: Path = DEFAULT, kinds: tuple[str, ...] = ("pdf", "html", "docx", "mdx")
+    root: Path = DEFAULT, kinds: tuple[str, ...] = ("pdf", "html", "docx", "mdx", "myst")
 ) -> None:
     """search@5 and ask per corpus type, reader vs baseline (see the module docstring)."""
     import json
@@ -354,7 +366,7 @@ def retrieval(
                 t = time.perf_counter()
                 s.ingest(folder, collection=name)
                 took = time.perf_counter() - t
-                hit, asked, ver = _score(s, name, qs)
+                hit, asked, ver = _score(s, name, qs, _doc_of if kind != "myst" else str)
                 print(
                     f"{kind:<6} {len(qs):>3} {label:<9} {hit / len(qs):>8.2f} "
                     f"{asked / len(qs):>5.2f} {ver:>6} {took:>8.1f}"

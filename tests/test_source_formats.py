@@ -158,6 +158,26 @@ def test_markdown_tree_ignores_non_record_json_and_says_so(sectio: Sectio, tmp_p
     assert report.detected == "markdown: 1 Markdown file; ignored 1 JSON file: package.json"
 
 
+def test_a_sphinx_page_template_is_ignored_and_a_page_showing_one_is_read(
+    tmp_path: Path,
+) -> None:
+    """``_templates/autosummary/class.rst`` opens with a Jinja expression: not a page; a
+    page that shows a template in its text is one."""
+    docs = tmp_path / "docs"
+    (docs / "_templates").mkdir(parents=True)
+    (docs / "_templates" / "class.rst").write_text(
+        "{{ fullname | escape | underline }}\n\n.. autoclass:: {{ objname }}\n"
+    )
+    (docs / "theming.rst").write_text(
+        "Theming\n=======\n\nA template writes ``{{ fullname }}`` to show the name.\n"
+    )
+    found = detect_source(docs)
+    assert [p.name for p in found.files] == ["theming.rst"]
+    assert [(p.name, why) for p, why in found.ignored] == [
+        ("class.rst", "a page template (Jinja tags)")
+    ]
+
+
 @pytest.mark.parametrize(
     ("content", "needle"),
     [

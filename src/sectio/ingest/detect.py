@@ -215,6 +215,8 @@ def _document_kind(path: Path) -> tuple[str | None, str]:
         return None, "a site's or a tool's file, not a document"
     if kind == "html" and _is_template(path):
         return None, "a page template (Jinja/Liquid tags)"
+    if kind == "rst" and _opens_as_template(path):
+        return None, "a page template (Jinja tags)"
     return kind, why
 
 
@@ -224,6 +226,18 @@ def _is_template(path: Path) -> bool:
     except OSError:
         return False
     return b"{%" in head or (b"{{" in head and b"}}" in head)
+
+
+def _opens_as_template(path: Path) -> bool:
+    """Whether a page's first line that is not blank is a Jinja tag or expression (a
+    Sphinx ``_templates/autosummary/class.rst``: ``{{ fullname | escape | underline}}``);
+    a page that only shows a template in its text is a page."""
+    try:
+        head = path.read_bytes()[:4096].decode("utf-8", "replace")
+    except OSError:
+        return False
+    first = next((line.strip() for line in head.splitlines() if line.strip()), "")
+    return first.startswith(("{{", "{%"))
 
 
 @dataclass

@@ -176,7 +176,8 @@ def _pack_section(
 
 def _section_parts(section: Section, budget: int, count: TokenCounter) -> list[dict[str, Any]]:
     """A section's blocks as chunk parts, in order: consecutive prose blocks packed
-    under ``budget`` tokens (a longer block split on its own), every other block alone."""
+    under ``budget`` tokens (a longer block split on its own), every other block alone,
+    and so is a note (a prose block marked ``alone``: an admonition)."""
     parts: list[dict[str, Any]] = []
     pending: list[Block] = []
 
@@ -216,8 +217,12 @@ def _section_parts(section: Section, budget: int, count: TokenCounter) -> list[d
         pending.clear()
 
     for block in section.blocks:
-        if block.kind == "prose":
+        if block.kind == "prose" and not block.alone:
             pending.append(block)
+        elif block.kind == "prose":  # a note of its own: packed with nothing else
+            flush()
+            pending.append(block)
+            flush()
         else:
             flush()
             emit(block.text, [block], block.kind, block.language)

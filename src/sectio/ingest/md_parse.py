@@ -15,7 +15,10 @@ a chunk shows exactly what the file says (links, code, tables). It records:
 
 MkDocs conventions handled: ``{!file!}`` includes of non-Markdown files under
 the corpus root are expanded (a Markdown include is recorded, not copied),
-``!!! note`` admonitions are read as quotes instead of indented code, and
+``!!! note`` admonitions are read as quotes instead of indented code and GitHub's
+alerts (``> [!NOTE]``) as quotes led by their kind in bold (a quote led by a label in
+bold alone, an admonition's, is a note: a chunk of its own, the quote marks left out of
+the code in it), and
 Material's content tabs (``=== "Linux"``) as their label in bold followed by
 their content, not as indented code. Container directives of Docusaurus,
 Starlight and VitePress (``:::tip Before you begin`` ... ``:::``, ``:::note[Title]``,
@@ -48,6 +51,8 @@ _MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 _INCLUDE = re.compile(r"^(\s*)\{!\s*(.+?)\s*!\}\s*$")
 _ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s*([\w-]+)(?:\s+\"([^\"]*)\")?\s*$")
+#: A GitHub alert's first line (``> [!NOTE]``, ``> [!WARNING]``): the quote under it is a note.
+_ALERT = re.compile(r"^(\s*>\s*)\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*$", re.IGNORECASE)
 #: A content tab of MkDocs Material (``=== "Linux"``), its content indented under it.
 _TAB = re.compile(r'^(\s*)===\+?\s+"([^"]*)"\s*$')
 #: A container directive (Docusaurus and Starlight ``:::tip Title`` or ``:::note[Title]``,
@@ -67,6 +72,9 @@ _SUMMARY = re.compile(
 FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 #: A paragraph that is a label in bold alone (a directive's or a tab's, as read here).
 _BOLD_LABEL = re.compile(r"\*\*[^*\n]+\*\*")
+#: A quote's first line that is a label in bold alone: an admonition's (``!!! note``,
+#: MyST's ``{note}``), read as a quote led by its kind and title.
+_NOTE_LABEL = re.compile(r"^\s*>\s*\*\*[^*\n]+\*\*\s*$")
 _ANCHOR_ATTR = re.compile(r"""<a\s[^>]*(?:name|id)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 _ATTR_LIST_ID = re.compile(r"\s*\{[^}]*#([\w-]+)[^}]*\}\s*$")
 
@@ -87,6 +95,9 @@ class Block:
     code_spans: list[str] = field(default_factory=list)
     bold_terms: list[tuple[str, str]] = field(default_factory=list)  # (term, rest of item)
     table_first_column: list[str] = field(default_factory=list)
+    #: A note of its own (an admonition read as a quote led by its label in bold): the
+    #: chunker packs it with no other block.
+    alone: bool = False
 
 
 @dataclass
@@ -288,6 +299,12 @@ def _preprocess(
                 origin.append(i)
                 i += 1
             continue
+        alert = _ALERT.match(line)
+        if alert and not fenced:  # a GitHub alert: the quote led by its kind in bold
+            out.append(f"{alert.group(1)}**{alert.group(2).capitalize()}**")
+            origin.append(i)
+            i += 1
+            continue
         adm = _ADMONITION.match(line)
         if adm:
             indent, kind, title = adm.group(1), adm.group(2), adm.group(3)
@@ -335,6 +352,43 @@ def _directive(line: str) -> list[str] | None:
 
 
 # --- the parser -------------------------------------------------------------------------
+
+
+def _one_blank_quote_line(text: str) -> str:
+    """``text`` with each run of blank quote lines (``>`` alone, a read directive's
+    options) cut to one, and none at its end.
+
+    Example:
+        >>> _one_blank_quote_line("> **Tip**\\n>\\n>\\n> Use it.")
+        '> **Tip**\\n>\\n> Use it.'
+    """
+    out: list[str] = []
+    for line in text.split("\n"):
+        if _blank_quote(line) and out and _blank_quote(out[-1]):
+            continue
+        out.append(line)
+    while len(out) > 1 and _blank_quote(out[-1]):  # nor one at the end (before a code cut)
+        out.pop()
+    return "\n".join(out)
+
+
+def _blank_quote(line: str) -> bool:
+    return bool(line.strip()) and not line.replace(">", "").strip()
+
+
+def _unquote(line: str, quotes: int) -> str:
+    """``line`` without the first ``quotes`` quote marks it opens with (``> `` each).
+
+    Example:
+        >>> _unquote("> > > prompt", 2), _unquote(">", 1)
+        ('> prompt', '')
+    """
+    for _ in range(quotes):
+        m = re.match(r"^ {0,3}> ?", line)
+        if m is None:
+            break
+        line = line[m.end() :]
+    return line
 
 
 def _close_index(tokens: list[Token], start: int) -> int:
@@ -414,10 +468,21 @@ class _Builder:
         text = "\n".join(self.lines[start:end]).strip("\n")
         return textwrap.dedent(text) if dedent else text
 
-    def add_block(self, kind: str, start: int, end: int, **extra: Any) -> Block | None:
-        text = self.source(start, end, dedent=kind != "prose")
+    def add_block(
+        self, kind: str, start: int, end: int, quotes: int = 0, **extra: Any
+    ) -> Block | None:
+        """A block of lines [start, end) of ``kind`` in the current section (None when
+        blank); ``quotes``: the quote marks (``>``) each line of a block cut out of that
+        many quotes opens with, left out (code inside a note reads as code)."""
+        if quotes:
+            lines = [_unquote(line, quotes) for line in self.lines[start:end]]
+            text = textwrap.dedent("\n".join(lines).strip("\n"))
+        else:
+            text = self.source(start, end, dedent=kind != "prose")
         if not text.strip():
             return None
+        if kind == "prose" and ">" in text:
+            text = _one_blank_quote_line(text)
         block = Block(
             kind=kind, text=text, line=self.line_no(start), end_line=self.line_no(end - 1), **extra
         )
@@ -453,35 +518,41 @@ class _Builder:
         if tok.map is None:
             return
         start, end = tok.map
-        cuts: list[tuple[int, int, int, str, str]] = []  # (start, end, token index, kind, lang)
+        cuts: list[tuple[int, int, int, str, str, int]] = []  # (start, end, token, kind, lang,
+        # the quotes it is in)
+        quotes = int(tok.type == "blockquote_open")
         j = i + 1
         while j < close:
             inner = tokens[j]
+            if inner.type in ("blockquote_open", "blockquote_close"):
+                quotes += inner.nesting
             if inner.type in ("fence", "code_block") and inner.map:
-                cuts.append((inner.map[0], inner.map[1], j, "code", inner.info.strip()))
+                cuts.append((inner.map[0], inner.map[1], j, "code", inner.info.strip(), quotes))
             elif inner.type == "table_open" and inner.map:
-                cuts.append((inner.map[0], inner.map[1], j, "table", ""))
+                cuts.append((inner.map[0], inner.map[1], j, "table", "", 0))
                 j = _close_index(tokens, j)
             elif inner.type == "ordered_list_open" and inner.map:
                 self.procedure(tokens, j)
             j += 1
         if tok.type == "ordered_list_open":
             self.procedure(tokens, i)
+        alone = tok.type == "blockquote_open" and bool(_NOTE_LABEL.match(self.lines[start]))
         cursor = start
         lo_tok = i
-        for c_start, c_end, c_tok, kind, lang in cuts:
+        for c_start, c_end, c_tok, kind, lang, within in cuts:
             if c_start > cursor:
-                block = self.add_block("prose", cursor, c_start)
+                block = self.add_block("prose", cursor, c_start, alone=alone)
                 if block:
                     self.inline_facts(tokens, lo_tok, c_tok, block)
             if kind == "code":
-                self.add_block("code", c_start, c_end, language=lang.split()[0] if lang else "")
+                language = lang.split()[0] if lang else ""
+                self.add_block("code", c_start, c_end, quotes=within, language=language)
             else:
                 self.table(tokens, c_tok)
             cursor = c_end
             lo_tok = c_tok + 1
         if cursor < end:
-            block = self.add_block("prose", cursor, end)
+            block = self.add_block("prose", cursor, end, alone=alone)
             if block:
                 self.inline_facts(tokens, lo_tok, close + 1, block)
 

@@ -13,7 +13,8 @@ content alone. A gzip file is read through (``README.md.gz``); ``README``,
 ``copyright``, ``NEWS.Debian`` and the like (:data:`TEXT_NAMES`) are text. A
 name that lies (``a.pdf`` holding text) is refused, naming
 what the file holds. A Markdown or MDX page of a Hugo or Jekyll site has its
-shortcodes and Liquid tags read (:mod:`~sectio.ingest.documents.sitetags`).
+shortcodes and Liquid tags read (:mod:`~sectio.ingest.documents.sitetags`), MyST's
+directives and roles too (:mod:`~sectio.ingest.documents.myst`).
 
 PDF and DOCX need the ``documents`` extra (``pip install 'sectio[documents]'``:
 pdfplumber, pdfminer.six, pypdfium2, mammoth; MIT, Apache-2.0/BSD, BSD); HTML,
@@ -243,6 +244,10 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
 
     if has_site_tags(text):  # a Hugo or Jekyll page: its tags read, not left as noise
         text = strip_site_tags(text)
+    from sectio.ingest.documents.myst import has_myst, read_myst
+
+    if has_myst(text):  # a Jupyter Book or Sphinx page: its directives and roles read
+        text = read_myst(text)
     from sectio.ingest.documents.mdx import has_esm, strip_mdx
 
     if kind == "mdx" or has_esm(text):  # Markdown a site reads as MDX (Docusaurus, Nextra)
