@@ -12,12 +12,12 @@ against that outline (the outline is the document's own table of contents).
 For HTML, headings are scored against readability's cleaned article of the same
 page (``html-reference/``).
 
-Retrieval: each corpus type (pdf, html, docx, mdx, myst) is ingested twice with the
+Retrieval: each corpus type (pdf, html, docx, mdx, myst, ipynb) is ingested twice with the
 bundled MiniLM, once through its reader and once as a baseline conversion (PDF:
 pdfminer's plain text as ``.txt``; HTML: the raw page read as Markdown text, the
 old behaviour; DOCX: mammoth's own Markdown; MDX: the file renamed ``.md``, JSX
-left in; MyST: the pages read as CommonMark, each directive a code block), and the
-questions of ``questions.jsonl`` are asked: ``search@5`` is a
+left in; MyST: the pages read as CommonMark, each directive a code block; notebooks:
+their JSON read as a text file), and the questions of ``questions.jsonl`` are asked: ``search@5`` is a
 hit when one of the top 5 chunks is from the right document and holds the
 answer phrase (in its text or its section title); ``ask`` when the decision is
 not ABSTAIN and its evidence holds it (``verify``: how many decided VERIFY_SOURCE).
@@ -288,6 +288,8 @@ def _baseline(kind: str, source: Path, out: Path) -> Path:
             target.with_suffix(".docx.md").write_text(md or " ")
         elif kind == "mdx":
             target.with_suffix(".md").write_text(path.read_text())
+        elif kind == "ipynb":  # the notebook's JSON read as a text file
+            target.with_suffix(".ipynb.txt").write_text(path.read_text())
         elif kind == "myst":  # read as CommonMark: a directive is code, a role is text
             target.write_text(_MYST_BRACE.sub("{\u200b", path.read_text()))
     return out
@@ -341,7 +343,8 @@ def _score(
 
 
 def retrieval(
-    root: Path = DEFAULT, kinds: tuple[str, ...] = ("pdf", "html", "docx", "mdx", "myst")
+    root: Path = DEFAULT,
+    kinds: tuple[str, ...] = ("pdf", "html", "docx", "mdx", "myst", "ipynb"),
 ) -> None:
     """search@5 and ask per corpus type, reader vs baseline (see the module docstring)."""
     import json

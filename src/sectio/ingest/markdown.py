@@ -396,7 +396,7 @@ def read_markdown(
 
 #: Kinds whose refused files a folder lists and reads past (a Markdown file that is
 #: not UTF-8 stops the load: it is the tree's own text).
-_LISTED = ("pdf", "docx", "html", "txt", "rst", "org", "adoc")
+_LISTED = ("pdf", "docx", "html", "txt", "rst", "org", "adoc", "ipynb")
 
 
 def _read_export(

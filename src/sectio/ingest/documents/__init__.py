@@ -1,4 +1,4 @@
-"""Documents as users have them (PDF, HTML, DOCX, MDX, plain text), read as Markdown.
+"""Documents as users have them (PDF, HTML, DOCX, MDX, notebooks, plain text), read as Markdown.
 
 Each reader converts a file to Markdown with per-line provenance
 (:class:`~sectio.ingest.documents.converted.Converted`); the Markdown path
@@ -14,7 +14,8 @@ content alone. A gzip file is read through (``README.md.gz``); ``README``,
 name that lies (``a.pdf`` holding text) is refused, naming
 what the file holds. A Markdown or MDX page of a Hugo or Jekyll site has its
 shortcodes and Liquid tags read (:mod:`~sectio.ingest.documents.sitetags`), MyST's
-directives and roles too (:mod:`~sectio.ingest.documents.myst`).
+directives and roles too (:mod:`~sectio.ingest.documents.myst`); a Jupyter notebook is
+read as the page it renders to, outputs left out (:mod:`~sectio.ingest.documents.notebook`).
 
 PDF and DOCX need the ``documents`` extra (``pip install 'sectio[documents]'``:
 pdfplumber, pdfminer.six, pypdfium2, mammoth; MIT, Apache-2.0/BSD, BSD); HTML,
@@ -48,6 +49,7 @@ SUFFIXES: dict[str, str] = {
     ".org": "org",
     ".adoc": "adoc",
     ".asciidoc": "adoc",
+    ".ipynb": "ipynb",
 }
 #: File names that are plain-text documents whatever follows the first dot
 #: (``README``, ``README.Debian``, ``NEWS.gz``, ``copyright``, ``changelog.Debian.gz``).
@@ -78,6 +80,7 @@ LABELS: dict[str, str] = {
     "rst": "reStructuredText file",
     "org": "Org file",
     "adoc": "AsciiDoc file",
+    "ipynb": "Jupyter notebook",
 }
 #: Largest PDF or DOCX read (text kinds are bounded by ``SECTIO_MAX_MARKDOWN_BYTES``).
 MAX_BINARY_BYTES = 512 * 2**20
@@ -212,6 +215,17 @@ def convert(path: Path, kind: str, tree: Path, max_text_bytes: int) -> Converted
         from sectio.ingest.documents.docx import read_docx
 
         return read_docx(path)
+    if kind == "ipynb":  # JSON, its outputs maybe large: the page it renders is held
+        from sectio.ingest.documents.notebook import notebook_to_markdown
+        from sectio.ingest.sources import read_bytes
+
+        page = notebook_to_markdown(read_bytes(path, tree, MAX_BINARY_BYTES), str(path))
+        if len(page.encode()) > max_text_bytes:
+            raise ContractError(
+                f"{path}: its cells hold {len(page.encode()):,} bytes of text, over the "
+                f"limit of {max_text_bytes:,} bytes (SECTIO_MAX_MARKDOWN_BYTES)"
+            )
+        return Converted(page, kind)
     text = _text(path, tree, max_text_bytes, lenient=kind in ("html", "txt"))
     if kind == "txt" and "\x00" in text:
         raise ContractError(f"{path}: holds a NUL byte: binary data, not text")
