@@ -17,8 +17,8 @@ bundled MiniLM, once through its reader and once as a baseline conversion (PDF:
 pdfminer's plain text as ``.txt``; HTML: the raw page read as Markdown text, the
 old behaviour; DOCX: mammoth's own Markdown; MDX: the file renamed ``.md``, JSX
 left in; MyST: the pages read as CommonMark, each directive a code block; notebooks:
-their JSON read as a text file), and the questions of ``questions.jsonl`` are asked: ``search@5`` is a
-hit when one of the top 5 chunks is from the right document and holds the
+their JSON read as a text file), and the questions of ``questions.jsonl`` are asked:
+``search@5`` is a hit when one of the top 5 chunks is from the right document and holds the
 answer phrase (in its text or its section title); ``ask`` when the decision is
 not ABSTAIN and its evidence holds it (``verify``: how many decided VERIFY_SOURCE).
 Files and their sources: benchmarks/data/documents/README.md.
