@@ -194,6 +194,14 @@ INTENT_CASES = [
     ("What is a sync wave?", Intent.DOCS_SUMMARY, Subintent.EXPLAIN),
     ("GET /api/v1/session", Intent.DOCS_SUMMARY, Subintent.REFERENCE),
     ("sync wave annotations", Intent.DOCS_SUMMARY, Subintent.LOOKUP),
+    ("Where is core.md?", Intent.DOCS_LOOKUP, Subintent.FIND_FILES),
+    # "where is" a thing, not a page: the answer is in a page's text, not a file list
+    (
+        "Where is the TTS offboarding form I need to fill out?",
+        Intent.DOCS_SUMMARY,
+        Subintent.LOOKUP,
+    ),
+    ("Where is the school district office?", Intent.DOCS_SUMMARY, Subintent.LOOKUP),
 ]
 
 

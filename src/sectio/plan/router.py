@@ -19,8 +19,10 @@ two documents is no hint; an entity name of one word must look like code
 :data:`MAX_ENTITY_DOCS` documents is too common to anchor anything.
 
 Intent: ``DOCS_LOOKUP``/``FIND_FILES`` for "where is X documented", "which
-page ...", a bare file name; ``GENERAL_QA`` for broad questions without any
-anchor ("what is Argo CD?", "give me an overview"); otherwise
+page ...", "where is" a page or a file name, a bare file name ("where is" a thing,
+"Where is the offboarding form I need to fill out?", asks what a page says);
+``GENERAL_QA`` for broad questions without any anchor ("what is Argo CD?", "give me
+an overview"); otherwise
 ``DOCS_SUMMARY`` with a subintent from the question's wording.
 
 Example:
@@ -83,7 +85,6 @@ _FIND_FILES = [
         r"\bin which (files?|pages?|docs?|documents?|guides?|sections?)\b",
         r"\b(files?|pages?|docs?|documents?) (that|which) "
         r"(describes?|documents?|explains?|covers?|mentions?|talks?|lists?)\b",
-        r"^\s*where is\b",
     )
 ]
 _GENERAL = re.compile(
