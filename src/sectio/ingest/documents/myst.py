@@ -170,15 +170,35 @@ CODE_ROLES = frozenset(
         "eq",
     }
 )
+#: Roles of text (a reference's title, a term): with :data:`CODE_ROLES`, the roles that
+#: tell a MyST page (:func:`has_myst`).
+ROLES = frozenset(
+    {"ref", "doc", "term", "numref", "abbr", "download", "guilabel", "menuselection", "dfn",
+     "sub-ref", "cite", "footcite", "octicon", "fa", "bdg", "tag", "plugin", "pep", "rfc"}
+)  # fmt: skip
 #: Roles that draw an icon or a badge: nothing to read.
 ICON_PREFIXES = ("octicon", "fa", "fas", "far", "fab", "material-", "bdg")
 
 
 def has_myst(text: str) -> bool:
     """Whether ``text`` writes MyST: a ``{name}`` directive fence (not an R Markdown or
-    Quarto cell), a ``{role}`...``` or a ``(label)=`` target line."""
+    Quarto cell), a role of Sphinx's or MyST's (``{ref}`...```, ``{py:func}`...```; not
+    any word in braces before a code span: ```${count}`` and ...``) or a ``(label)=``
+    target line.
+
+    Example:
+        >>> has_myst("See {ref}`intro`."), has_myst("Use `${count}` and `x`.")
+        (True, False)
+    """
     for m in _MYST.finditer(text):
-        opened = _OPEN.match(m.group(0))
+        found = m.group(0)
+        role = re.match(r"\{([A-Za-z][\w:.+-]*)\}`", found)
+        if role is not None:
+            name = role.group(1).lower()
+            if name in ROLES or name in CODE_ROLES or ":" in name:
+                return True
+            continue
+        opened = _OPEN.match(found)
         if opened is None or opened.group(3).lower() not in CELL_LANGUAGES:
             return True
     return False
