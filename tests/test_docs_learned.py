@@ -446,6 +446,34 @@ def _tree_answers(
 HOPS = {"hops.md": "# Hops\n\nHops are added late in the boil.\n"}
 
 
+def test_a_name_written_with_a_slash_before_its_number_names_the_heading_that_joins_it(
+    tmp_path: Path,
+) -> None:
+    # the heading writes "HTTP2", the question "HTTP/2": read joined, it is the heading the
+    # question writes (its rows first), as it is when the question writes "HTTP2"
+    pages = {
+        "adapters/standalone.md": (
+            "# Standalone adapter\n\nServe the router over plain Node.\n\n## HTTP2\n\n"
+            "Pass a secure server created with createSecureServer to the adapter.\n\n"
+            "## Dev server\n\nRestart it when the router changes.\n"
+        ),
+        "rpc.md": (
+            "# RPC\n\nOverride the default HTTP method of a procedure: a query speaks GET, "
+            "a mutation POST, the server speaks the method the client picks.\n"
+        ),
+        **HOPS,
+    }
+    slash, joined = _tree_answers(
+        tmp_path,
+        pages,
+        ["Can the standalone server speak HTTP/2?", "Can the standalone server speak HTTP2?"],
+    )
+    for result in (slash, joined):  # (the fake embedder's evidence is weak: the plan's rows)
+        hybrid = next(st for st in result.details["steps"] if st["step"] == "hybrid")
+        assert hybrid["titled_first"] == ["standalone-adapter/http2"]
+        assert hybrid["rows"][0].endswith("standalone.md#standalone-adapter/http2#0")
+
+
 def test_a_heading_that_writes_a_named_pages_name_and_more_of_the_question_wins(
     tmp_path: Path,
 ) -> None:

@@ -114,13 +114,39 @@ class DocsVocabulary:
 
     def match(self, question: str, docs: Sequence[str] = ()) -> LearnedMatch | None:
         """The section ``question`` names by a heading (a number, a title, a heading path,
-        a FAQ entry), of ``docs`` only when given; None when none or several."""
-        return self.learned.match(question, (), docs) or asked_heading(self, question, docs)
+        a FAQ entry), of ``docs`` only when given; None when none or several. A name
+        written with a slash or a hyphen before its number ("HTTP/2") is read as the
+        heading writes it joined ("HTTP2") when it names nothing as written."""
+        found = self.learned.match(question, (), docs)
+        joined = joined_names(question)
+        if found is None and joined != question:
+            found = self.learned.match(joined, (), docs)
+        return found or asked_heading(self, question, docs)
 
     def titled(self, question: str, docs: Sequence[str] = ()) -> frozenset[tuple[str, str]]:
         """The sections whose own title ``question`` writes (of ``docs`` when given), named
-        or not (:meth:`~sectio.retrieve.learned.LearnedVocabulary.titled`)."""
-        return self.learned.titled(question, docs)
+        or not (:meth:`~sectio.retrieve.learned.LearnedVocabulary.titled`); as written,
+        else with its numbered names joined (:func:`joined_names`)."""
+        found = self.learned.titled(question, docs)
+        joined = joined_names(question)
+        return found or (self.learned.titled(joined, docs) if joined != question else found)
+
+
+#: A name and its number joined by a slash or a hyphen ("HTTP/2", "OAuth-2", "Python-3").
+_NUMBERED_NAME = re.compile(r"\b([A-Za-z]{2,})[/-](\d+)\b")
+
+
+def joined_names(question: str) -> str:
+    """``question`` with each name written with a slash or a hyphen before its number
+    joined to it, as headings write such names ("HTTP2", "OAuth2").
+
+    Example:
+        >>> joined_names("Can the standalone server speak HTTP/2?")
+        'Can the standalone server speak HTTP2?'
+        >>> joined_names("Is client-server or 2-3 left?")
+        'Is client-server or 2-3 left?'
+    """
+    return _NUMBERED_NAME.sub(r"\1\2", question)
 
 
 @dataclass
