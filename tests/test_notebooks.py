@@ -7,7 +7,10 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
+
 from sectio.contract.bounds import InputLimits
+from sectio.errors import ContractError
 from sectio.ingest.detect import detect_source
 from sectio.ingest.readers import read_source
 
@@ -81,3 +84,20 @@ def test_a_large_notebook_of_little_text_is_read_and_a_broken_one_listed(tmp_pat
     assert [(path, why.split(":")[0]) for path, why in read.refused] == [
         ("broken.ipynb", "not a notebook")
     ]
+
+
+def test_a_notebook_given_alone_is_a_document_not_json_records(tmp_path: Path) -> None:
+    """A notebook is JSON: named ``.ipynb`` on its own, it is read as a notebook, not
+    sniffed as records; one that holds no cells is refused in one line saying so."""
+    nb = tmp_path / "joins.ipynb"
+    nb.write_text(_notebook(JOINS), encoding="utf-8")
+    found = detect_source(nb)
+    assert (found.format, found.reason) == (
+        "markdown",
+        "markdown: joins.ipynb is a Jupyter notebook",
+    )
+    assert {r.doc_id for r in read_source(nb).records} == {"joins.ipynb"}
+    records = tmp_path / "records.ipynb"
+    records.write_text('[{"id": 1, "text": "x"}]', encoding="utf-8")
+    with pytest.raises(ContractError, match=r"records.ipynb: not a notebook: no list of cells"):
+        read_source(records)

@@ -135,7 +135,7 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
             what = _a(LABELS[kind])
         return Detection(fmt, path, [path], f"{fmt} (--format {fmt}): {path.name} holds {what}")
     textual = found.container in ("text", "empty")
-    if kind in ("pdf", "docx", "html") or (kind is not None and textual):
+    if kind in ("pdf", "docx", "html", "ipynb") or (kind is not None and textual):
         if found.container == "empty":
             raise ContractError(f"{path}: empty file")
         refused = _refusal(path, kind)
@@ -171,8 +171,8 @@ def _detect_file(path: Path, fmt: str | None) -> Detection:
         )
     raise ContractError(
         f"{path}: cannot tell the format: it holds {what}; expected chunk records "
-        "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX or "
-        "text (.txt, .rst, .org, .adoc, README); pass --format"
+        "(JSON Lines or a JSON array, maybe gzip), Markdown, MDX, PDF, HTML, DOCX, a "
+        "Jupyter notebook or text (.txt, .rst, .org, .adoc, README); pass --format"
     )
 
 
