@@ -192,7 +192,7 @@ def has_myst(text: str) -> bool:
     """
     for m in _MYST.finditer(text):
         found = m.group(0)
-        role = re.match(r"\{([A-Za-z][\w:.+-]*)\}`", found)
+        role = _ROLE.match(found)
         if role is not None:
             name = role.group(1).lower()
             if name in ROLES or name in CODE_ROLES or ":" in name:
@@ -233,11 +233,16 @@ def _kind(name: str) -> str:
     return "prose"
 
 
+def _title(args: str) -> str:
+    """A directive's title (its arguments) as plain text: roles read, bold marks out."""
+    return read_roles(args).replace("**", "").strip()
+
+
 def _label(name: str, args: str) -> str:
     """A directive's label: its kind (``Note``), and its title where it has one (an
     ``admonition``'s or a ``dropdown``'s title alone)."""
     plain = name.split(":")[-1].lower()
-    title = read_roles(args).replace("**", "").strip()
+    title = _title(args)
     if plain in ("admonition", "dropdown") and title:
         return title
     kind = LABELS.get(plain, plain.replace("-", " ").capitalize())
@@ -268,7 +273,7 @@ def read_role(name: str, content: str) -> str:
 
 
 #: A role, or a code span (left as written: a role shown in code is no role).
-_ROLE_OR_CODE = re.compile(r"\{([A-Za-z][\w:.+-]*)\}`([^`\n]+)`|(?<!`)(`+)(?!`).+?(?<!`)\3(?!`)")
+_ROLE_OR_CODE = re.compile(_ROLE.pattern + r"|(?<!`)(`+)(?!`).+?(?<!`)\3(?!`)")
 
 
 def read_roles(line: str) -> str:
@@ -347,7 +352,7 @@ def read_myst(text: str) -> str:
                 out.append("" if dropped else _quoted(here, f"> **{_label(name, args)}**"))
             else:
                 stack.append(_Open(marker, kind, here, here))
-                title = read_roles(args).replace("**", "").strip() if kind == "layout" else ""
+                title = _title(args) if kind == "layout" else ""
                 out.append(_quoted(here, f"**{title}**") if title and not dropped else blank)
             continue
         if opened is not None or plain is not None:  # a cell or a plain fence: code as written
