@@ -19,7 +19,8 @@ old behaviour; DOCX: mammoth's own Markdown; MDX: the file renamed ``.md``, JSX
 left in; MyST: the pages read as CommonMark, each directive a code block; notebooks:
 their JSON read as a text file), and the questions of ``questions.jsonl`` are asked:
 ``search@5`` is a hit when one of the top 5 chunks is from the right document and holds the
-answer phrase (in its text or its section title); ``ask`` when the decision is
+answer phrase (in its text or its section title; quote marks, backticks and bold stars left
+out on both sides); ``ask`` when the decision is
 not ABSTAIN and its evidence holds it (``verify``: how many decided VERIFY_SOURCE).
 Files and their sources: benchmarks/data/documents/README.md.
 """
@@ -317,6 +318,8 @@ def _shown(item: object) -> str:
 
 #: The marks that open a line of a Markdown quote (``> ``, ``> > ``).
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+[ \t]?", re.MULTILINE)
+#: Inline marks: a code span's backticks, bold's stars (no words of the answer).
+_INLINE_MARKS = re.compile(r"`+|\*\*")
 
 
 def _score(
@@ -325,8 +328,8 @@ def _score(
     questions: list[dict[str, str]],
     doc_of: Callable[[str], str] = _doc_of,
 ) -> tuple:
-    def norm(t: str) -> str:  # a quote's or a note's marks (``> ``) are no words of it
-        return " ".join(_QUOTE_MARKS.sub("", t).lower().split())
+    def norm(t: str) -> str:  # a quote's, a note's or a code span's marks are no words of it
+        return " ".join(_INLINE_MARKS.sub("", _QUOTE_MARKS.sub("", t)).lower().split())
 
     search_hits = ask_hits = verify = 0
     for q in questions:

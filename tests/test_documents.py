@@ -215,6 +215,42 @@ def test_html_content_anchors_and_flags(tmp_path: Path) -> None:
     assert any("How it fits together" in r.text for r in flagged)
 
 
+#: A Sphinx page's HTML: inline code as ``<code>`` / ``<tt>``, a term led in bold.
+CODE_HTML = """<html><body><div class="body" role="main">
+<h1>Errors</h1>
+<p>Call <code class="docutils literal"><span class="pre">Response.raise_for_status</span></code>
+to raise on a 4xx or 5xx answer.</p>
+<h2>Timeouts</h2>
+<p><strong>Timeout</strong>: how long to wait. Pass <tt>timeout=</tt> to any call; a
+call with no <tt>timeout=</tt> waits forever.</p>
+<ul><li>With <a href="api.html#r"><code>Response.raise_for_status</code></a> again.</li></ul>
+</div></body></html>"""
+
+
+def test_html_code_spans_and_bold_terms_are_marked_as_markdown_writes_them(
+    tmp_path: Path,
+) -> None:
+    """An HTML page (a Sphinx site's, a reStructuredText page through docutils) keeps its
+    code spans in backticks and its bold in stars, so it gets what a Markdown page does:
+    the evidence shows code as code, and the catalog has its identifiers and terms (a code
+    span written twice, a term led in bold). Before, both were read as plain words."""
+    path = tmp_path / "errors.html"
+    path.write_text(CODE_HTML, encoding="utf-8")
+    records = read_source(path).records
+    text = " ".join(" ".join(r.text for r in _d0(records)).split())
+    assert "Call `Response.raise_for_status` to raise" in text
+    assert "**Timeout**: how long to wait. Pass `timeout=` to any call" in text
+    assert "- With `Response.raise_for_status` again." in text
+    entities = {(r.entity, r.entity_kind) for r in records if getattr(r, "layer", None) == "D3"}
+    assert ("Response.raise_for_status", "code") in entities
+    assert ("Timeout", "glossary") in entities
+    rst = tmp_path / "guide.rst"
+    rst.write_text("Guide\n=====\n\nSend cookies with ``cookies=`` and **bold** words.\n")
+    assert "Send cookies with `cookies=` and **bold** words." in "\n".join(
+        r.text for r in _d0(read_source(rst).records)
+    )
+
+
 #: A regulation as the Official Journal's HTML writes it: its units are styled paragraphs
 #: (a label, then a title in its own element), not ``h1``-``h6``.
 OJ_HTML = """<html><head><title>L_202401689EN.000101.fmx.xml</title></head><body>

@@ -216,7 +216,7 @@ def test_a_rst_section_whose_id_is_a_furniture_word_is_kept() -> None:
     text = "Guide\n=====\n\nCookies\n-------\n\nSend cookies with ``cookies=``.\n\n"
     text += "Navigation\n----------\n\nUse the arrows.\n"
     md = rst_to_markdown(text).markdown
-    assert "## Cookies" in md and "Send cookies with cookies=." in md
+    assert "## Cookies" in md and "Send cookies with `cookies=`." in md
     assert "## Navigation" in md and "Use the arrows." in md
 
 

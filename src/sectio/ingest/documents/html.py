@@ -17,6 +17,10 @@ also without the blocks whose class or id names page furniture (``nav``,
   element after it when that reads as a title ("Article 5 - Prohibited AI practices");
 * paragraphs, lists (nested ones flattened into their item), ``<pre>`` code,
   definition lists and quotes keep their order; ``<br>`` breaks a line;
+* in paragraphs and list items, inline code (``<code>``, ``<tt>``, ``<kbd>``,
+  ``<samp>``) is written in backticks and bold (``<strong>``, ``<b>``) in stars, as a
+  Markdown page writes them: the docs catalog takes identifiers from code spans and
+  terms from bold-led lines (headings and table cells stay plain text);
 * a ``<table>`` is one Markdown table (header row first); one with merged cells
   (``colspan``/``rowspan``), a table inside a cell, or a cell that shows only an
   image (a status icon: what it says is not text) is flagged;
@@ -80,15 +84,23 @@ class _El:
                 break
         return " ".join("".join(parts).split())[:n]
 
-    def _raw(self) -> str:
-        return "".join(self._pieces())
+    def marked(self) -> str:
+        """:meth:`text` with code spans and bold written as Markdown marks them
+        (:data:`_MARKS`)."""
+        return " ".join(self._raw(marked=True).split())
 
-    def _pieces(self) -> Iterator[str]:
+    def _raw(self, marked: bool = False) -> str:
+        return "".join(self._pieces(marked))
+
+    def _pieces(self, marked: bool = False) -> Iterator[str]:
         """The element's text in order, in pieces: strings, ``<br>`` as a line break, an
-        image's alt text, a checkbox; blocks set apart by spaces."""
+        image's alt text, a checkbox; blocks set apart by spaces; with ``marked``, code
+        and bold in their Markdown marks (:func:`_mark`)."""
         for c in self.children:
             if isinstance(c, str):
                 yield c
+            elif marked and c.tag in _MARKS:
+                yield _mark(c, _MARKS[c.tag])
             elif c.tag == "br":
                 yield "\n"
             elif c.tag == "img":
@@ -100,7 +112,7 @@ class _El:
                 block = c.tag in _BLOCKS
                 if block:
                     yield " "
-                yield from c._pieces()
+                yield from c._pieces(marked)
                 if block:
                     yield " "
 
@@ -112,6 +124,37 @@ class _El:
                     out.append(c)
                 out.extend(c.find(pred))
         return out
+
+
+#: Inline elements a Markdown page writes with marks: code spans in backticks (what the
+#: Markdown reader takes identifiers from), bold in stars (what it takes a glossary
+#: term from: "**Timeout**: how long ...").
+_MARKS = {"code": "`", "tt": "`", "kbd": "`", "samp": "`", "strong": "**", "b": "**"}
+
+
+def _mark(el: _El, mark: str) -> str:
+    """``el``'s text between ``mark`` (its spaces outside the marks, inner whitespace
+    collapsed): a code span's text as written (no marks inside it; a backtick in it
+    gets a double-backtick span), bold's with its own code spans marked. An element
+    with no text is its spaces.
+
+    Example:
+        >>> _mark(_El("code", {}, [" a`b "]), "`")
+        ' ``a`b`` '
+        >>> _mark(_El("b", {}, ["Note: "]), "**")
+        '**Note:** '
+    """
+    code = mark == "`"
+    raw = el._raw(marked=not code)
+    inner = " ".join(raw.split())
+    if not inner:
+        return " " if raw else ""
+    lead = " " if raw[:1].isspace() else ""
+    tail = " " if raw[-1:].isspace() else ""
+    if code and "`" in inner:
+        pad = " " if inner.startswith("`") or inner.endswith("`") else ""
+        return f"{lead}``{pad}{inner}{pad}``{tail}"
+    return f"{lead}{mark}{inner}{mark}{tail}"
 
 
 def _hidden(el: _El) -> bool:
@@ -249,8 +292,11 @@ class _Writer:
 
     def element(self, el: _El, section_id: str) -> None:
         tag = el.tag
+        if tag in _MARKS:
+            self.inline.append(_mark(el, _MARKS[tag]))
+            return
         if tag not in _BLOCKS and tag != "br" and tag != "img":
-            self.inline.append(el._raw())
+            self.inline.append(el._raw(marked=True))
             return
         if tag in ("br", "img"):
             self.inline.append("\n" if tag == "br" else _El("x", {}, [el])._raw())
@@ -295,7 +341,7 @@ class _Writer:
                 self.walk(c)
                 self.flush()
             else:
-                items.append(c.text())
+                items.append(c.marked())
         self.w.items(items, ordered=ordered)
 
     def on_ol(self, el: _El) -> None:
