@@ -594,6 +594,67 @@ def test_a_class_in_the_closest_heading_and_a_compound_written_whole_are_no_gues
     assert envoy_ans["uncovered"] == ["envoy"]
 
 
+#: A sync hook a page documents in code ("`PreSync`", twice: the catalog's identifier),
+#: under a page summary about something else (waves), and a tool another page names once
+#: in prose ("Flagger").
+DOCUMENTED_DOCS = {
+    "waves.md": (
+        "# Sync phases and waves\n\nWaves order the resources of an application by their "
+        "number, lowest first.\n\n## Hooks\n\nA hook runs a job at a phase of a sync. A "
+        "`PreSync` hook runs before the manifests are applied, for example a database schema "
+        "migration.\n\nAnnotate the job with `PreSync` to run it first.\n"
+    ),
+    "rollouts.md": (
+        "# Rollouts\n\nProgressive delivery tools such as Flagger shift traffic step by step.\n"
+    ),
+    **OTHER_PAGES,
+}
+HOOK_QUESTION = "Is a PreSync hook the place for a database migration?"
+
+
+@pytest.mark.slow
+def test_a_guest_the_collection_documents_as_code_is_no_other_product(tmp_path: Path) -> None:
+    # a guest margin no cosine reaches: "PreSync" is rare (one chunk of six) but the
+    # waves page documents it as code, so it needs the planner's floor; "Flagger" is as
+    # rare, named once in prose: it stays a guest
+    rules = {"dense_floor": 0.0, "guest_margin": 0.95, "guest_share": 0.25}
+    sx, _ = _planner_home(tmp_path, DOCUMENTED_DOCS, catalog_percentile=0.0, **rules)
+    with sx:
+        hook = sx.ask(HOOK_QUESTION, collection="d", tenant="default")
+        tool = sx.ask(
+            "How does Flagger shift traffic in a rollout?", collection="d", tenant="default"
+        )
+        stats = sx.router("d").resolver.view(sx._scope(sx.collection("d"), "default")).stats
+    assert stats.identifiers.get("presync") == frozenset({"docs/waves.md"})
+    hook_ans, tool_ans = hook.details["answerability"], tool.details["answerability"]
+    assert hook_ans["signals"]["guest_names"] == ["presync"]
+    assert hook_ans["signals"]["guest_identifiers"] == ["presync"]
+    assert hook.decision != "ABSTAIN", hook_ans
+    assert tool_ans["signals"]["guest_names"] == ["flagger"]
+    assert tool_ans["signals"]["guest_identifiers"] is None
+    assert (tool.decision, tool_ans["signals"]["rule"]) == ("ABSTAIN", "guest_name"), tool_ans
+
+
+@pytest.mark.slow
+def test_a_name_the_closest_page_documents_as_code_passes_the_page_catalog(
+    tmp_path: Path,
+) -> None:
+    # the page catalog's floor at its highest and no passage strong enough to pass on its
+    # own: the waves page's summary is far from a question about a hook; the question
+    # names an identifier that page documents, so the page is what it asks about
+    rules = {"dense_floor": 0.45, "planner_margin": 0.0, "guest_margin": 0.95}
+    sx, _ = _planner_home(
+        tmp_path, DOCUMENTED_DOCS, catalog_percentile=100.0, guest_share=0.25, **rules
+    )
+    with sx:
+        hook = sx.ask(HOOK_QUESTION, collection="d", tenant="default")
+    ans = hook.details["answerability"]
+    assert ans["signals"]["catalog_best"] <= ans["thresholds"]["catalog_floor"], ans
+    assert ans["signals"]["guest_identifiers"] == ["presync"]
+    assert hook.decision != "ABSTAIN", ans
+    assert hook.evidence[0].doc_id == "docs/waves.md"
+
+
 @pytest.mark.slow
 def test_the_words_that_ask_where_the_docs_say_something_are_not_its_subject(
     tmp_path: Path,

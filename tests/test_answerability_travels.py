@@ -308,6 +308,7 @@ def test_ingest_stores_the_term_statistics_the_view_reads(sx: Sectio) -> None:
     assert stored is not None and stored.chunks == measured.chunks > 0
     assert dict(stored.df) == dict(measured.df) and stored.words == measured.words
     assert stored.headings == measured.headings
+    assert dict(stored.identifiers) == dict(measured.identifiers)
     assert list(stored.pairs.keys) == list(measured.pairs.keys) and len(stored.pairs) > 0
     # the view reads the stored file: a word written into it is a word of the collection
     arrays = to_arrays(
@@ -326,10 +327,12 @@ def test_term_statistics_arrays_round_trip_every_shape() -> None:
         frozenset({"đường", "sync", "x"}),
         frozenset({("sync", "waves"), (), ("điều", "5")}),
         TermPairs.of([[7, 9, 11]]),
+        {"presync": frozenset({"docs/a.md", "docs/b.md"}), "gzipmiddleware": frozenset({""})},
     )
     back = from_arrays(to_arrays(stats, "d"), "d")
     assert back is not None and (back.chunks, dict(back.df)) == (5, {7: 5, 2**40: 1})
     assert (back.words, back.headings) == (stats.words, stats.headings)
+    assert dict(back.identifiers) == dict(stats.identifiers)
     assert list(back.pairs.keys) == list(stats.pairs.keys) and (9, 7) in back.pairs
     empty = from_arrays(to_arrays(TermStats(0, {}), "d"), "d")
     assert empty is not None and (empty.words, empty.headings, len(empty.pairs)) == (

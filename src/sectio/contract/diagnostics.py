@@ -267,6 +267,7 @@ class Signals(Facts):
     guest_acronyms_at_best: list[str] | None = None
     guest_headings_at_best: list[str] | None = None
     guest_compounds_held: list[str] | None = None
+    guest_identifiers: list[str] | None = None
     catalog_best: float | None = None
     heading_named: str | None = None
     joint_surprise: float | None = None

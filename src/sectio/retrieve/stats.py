@@ -101,7 +101,10 @@ class TermStats:
     (:meth:`LexicalEncoder.terms`) to the points holding it, ``words`` is every
     normalized word of every text (for "occurs verbatim in the collection"),
     ``headings`` every section title's words (a question that is one of them
-    names that section), ``pairs`` the terms it writes side by side (:class:`TermPairs`).
+    names that section), ``pairs`` the terms it writes side by side (:class:`TermPairs`),
+    ``identifiers`` the names a docs collection documents as code (its catalog's
+    identifier entries, ``entity_kind = "code"``: ``PreSync``, ``GZipMiddleware``),
+    lowercased, each with the pages (``doc_id``) that document it.
     """
 
     chunks: int
@@ -109,6 +112,7 @@ class TermStats:
     words: frozenset[str] = frozenset()
     headings: frozenset[tuple[str, ...]] = frozenset()
     pairs: TermPairs = field(default_factory=TermPairs)
+    identifiers: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def from_payloads(
@@ -124,6 +128,7 @@ class TermStats:
         df: Counter[int] = Counter()
         words: set[str] = set()
         headings: set[tuple[str, ...]] = set()
+        identifiers: dict[str, set[str]] = {}
         runs: list[list[int]] = []
         term_of: dict[str, tuple[int, ...]] = {}
         titles: dict[str, tuple[Tokens, list[int], frozenset[int]]] = {}
@@ -152,7 +157,17 @@ class TermStats:
             df.update(terms)
             if p.get("section_title") and not df_only:
                 headings.update(heading_forms(str(p["section_title"])))
-        return cls(n, dict(df), frozenset(words), frozenset(headings), TermPairs.of(runs))
+            if p.get("entity_kind") == "code" and p.get("entity") and not df_only:
+                pages = identifiers.setdefault(str(p["entity"]).lower(), set())
+                pages.add(str(p.get("doc_id") or ""))
+        return cls(
+            n,
+            dict(df),
+            frozenset(words),
+            frozenset(headings),
+            TermPairs.of(runs),
+            {name: frozenset(pages) for name, pages in identifiers.items()},
+        )
 
     @property
     def max_idf(self) -> float:

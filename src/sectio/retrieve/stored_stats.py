@@ -53,7 +53,7 @@ from sectio.retrieve.stats import TermPairs, TermStats
 
 #: The stored arrays' layout; raise it when :func:`to_arrays` changes (a change of what
 #: :meth:`TermStats.from_payloads` counts is caught by :func:`code_fingerprint`).
-STATS_FORMAT = 2
+STATS_FORMAT = 3
 #: The folder, in a collection's version folder, of the stored statistics.
 STATS_FOLDER = "term_stats"
 #: Points read per page when measuring.
@@ -122,13 +122,16 @@ def to_arrays(stats: TermStats, digest: str) -> dict[str, np.ndarray]:
     words = sorted(stats.words)
     headings = sorted(" ".join(h) for h in stats.headings)
     meta = {"digest": digest, "chunks": stats.chunks, "words": len(words)}
+    identifiers = sorted(f"{n}\t{d}" for n, pages in stats.identifiers.items() for d in pages)
     meta["headings"] = len(headings)
+    meta["identifiers"] = len(identifiers)
     return {
         "meta": _lines([json.dumps(meta)]),
         "df_terms": np.fromiter(stats.df.keys(), dtype=np.int64, count=len(stats.df)),
         "df_counts": np.fromiter(stats.df.values(), dtype=np.int64, count=len(stats.df)),
         "words": _lines(words),
         "headings": _lines(headings),
+        "identifiers": _lines(identifiers),
         "pairs": stats.pairs.keys,
         "pairs_apart": stats.pairs.apart,
     }
@@ -147,7 +150,12 @@ def from_arrays(arrays: dict[str, np.ndarray], digest: str) -> TermStats | None:
         np.asarray(arrays["pairs"], dtype=np.int64),
         np.asarray(arrays["pairs_apart"], dtype=np.int64),
     )
-    return TermStats(int(meta["chunks"]), df, words, headings, pairs)
+    identifiers: dict[str, set[str]] = {}
+    for line in _read_lines(arrays["identifiers"], int(meta["identifiers"])):
+        name, _, doc = line.partition("\t")
+        identifiers.setdefault(name, set()).add(doc)
+    documented = {name: frozenset(pages) for name, pages in identifiers.items()}
+    return TermStats(int(meta["chunks"]), df, words, headings, pairs, documented)
 
 
 def measure(scope: ReadScope) -> TermStats:

@@ -22,6 +22,10 @@ all in capitals that the closest row's section names, or that the question write
 alternative of a word that section names ("DNS", "TCP", "MKCOL" on the Requests docs,
 "TLS/SSL"; "AES" beside "ECB mode", "MD5 or SHA1" on the OWASP cheat sheets: a protocol
 or an algorithm mentioned rarely, written where the answer is: :func:`acronyms_at_best`);
+a guest the collection documents as code (its catalog has it as an identifier: a name
+written in code on a page twice or more, in a heading's code or a table's first column;
+``PreSync``, a sync hook of Argo CD's docs, is no product; ``signals.guest_identifiers``)
+needs the planner's floor, not the guest's;
 any other question needs evidence ``planner_margin`` above it (each margin in the model's units:
 :mod:`~sectio.retrieve.answerability.margins`), or one passage holding its words together at
 odds no chance explains (:func:`~sectio.retrieve.answerability.weigh.joint_passage`: the model
@@ -124,7 +128,8 @@ class Planner:
         written = acronyms_at_best(ctx, near)
         headed = headed_guests(ctx, guests)
         held = compounds_held(ctx, guests)
-        kept = [w for w in guests if w not in written + headed + held]  # the guest floor's
+        documented = [w for w in guests if w in ctx.stats.identifiers]
+        kept = [w for w in guests if w not in written + headed + held + documented]
         floor = guest_floor if kept else planner_floor
         far = [w for w in kept if near[w] < floor]
         signals.guest_cosines = {w: round(c, 4) for w, c in near.items()}
@@ -132,6 +137,7 @@ class Planner:
         signals.guest_acronyms_at_best = written or None
         signals.guest_headings_at_best = headed or None
         signals.guest_compounds_held = held or None
+        signals.guest_identifiers = documented or None
         if (ctx.best >= floor and not far) or (not kept and joint_passage(ctx)):
             return self._catalog(ctx)
         reason = SUBJECT_NOT_IN_CORPUS if kept else WEAK_EVIDENCE
@@ -154,6 +160,8 @@ class Planner:
         if heading_named_in_part(ctx):  # the evidence's own heading, named in part
             return None
         if ctx.signals.guest_headings_at_best:  # the question names the closest heading
+            return None
+        if identifier_at_best(ctx):  # it names a name the closest page documents as code
             return None
         return ctx.decide("catalog", WEAK_EVIDENCE)
 
@@ -226,6 +234,20 @@ def _shares_run(a: tuple[str, ...], b: tuple[str, ...], n: int) -> bool:
         return False
     runs = {b[i : i + n] for i in range(len(b) - n + 1)}
     return any(a[i : i + n] in runs for i in range(len(a) - n + 1))
+
+
+def identifier_at_best(ctx: RuleContext) -> bool:
+    """Whether the question writes a guest name that the closest evidence row's page
+    documents as code (``signals.guest_identifiers``, on that page: "Are PreSync hook
+    behaviors not suitable for DB migration?", closest to the sync phases page, which
+    documents ``PreSync``): it names what that page is about, whatever the page's
+    summary is close to."""
+    named = ctx.signals.guest_identifiers
+    evidence = ctx.outcome.evidence
+    if not named or not evidence:
+        return False
+    best = max(evidence, key=lambda e: e.score)
+    return any(best.doc_id in ctx.stats.identifiers.get(w, ()) for w in named)
 
 
 def acronyms_at_best(ctx: RuleContext, near: Mapping[str, float]) -> list[str]:
