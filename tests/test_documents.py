@@ -251,6 +251,40 @@ def test_html_code_spans_and_bold_terms_are_marked_as_markdown_writes_them(
     )
 
 
+#: Admonitions as HTML writes them: Sphinx's and MkDocs Material's box, GitHub's alert.
+ADMONITION_HTML = """<html><body><main>
+<h1>Sessions</h1>
+<p>A session keeps cookies and pooled connections across calls of one client.</p>
+<div class="admonition warning"><p class="admonition-title">Warning</p>
+<p>Never turn off <code>verify</code> in production.</p></div>
+<p>Close the session when the work is done.</p>
+<div class="markdown-alert markdown-alert-tip"><p class="markdown-alert-title">Tip</p>
+<p>Use it as a context manager.</p></div>
+</main></body></html>"""
+
+
+def test_an_html_or_rst_admonition_is_a_note_of_its_own(tmp_path: Path) -> None:
+    """A note or a warning box of a Sphinx, MkDocs or GitHub page (and a ``.. warning::``
+    of a ``.rst`` page, which docutils writes as one) is read as the Markdown reader reads a
+    note: a quote led by its label in bold, a chunk of its own, never packed with the
+    prose around it. Before, its title was a paragraph ("Warning") and its text packed
+    with its neighbours."""
+    path = tmp_path / "sessions.html"
+    path.write_text(ADMONITION_HTML, encoding="utf-8")
+    texts = [r.text for r in _d0(read_source(path).records)]
+    assert "> **Warning**\n>\n> Never turn off `verify` in production." in texts
+    assert "> **Tip**\n>\n> Use it as a context manager." in texts
+    assert not any("Warning" in t and "cookies" in t for t in texts)
+    rst = tmp_path / "sessions.rst"
+    rst.write_text(
+        "Sessions\n========\n\nA session keeps cookies.\n\n.. note::\n\n   Close it.\n\n"
+        "   .. code-block:: python\n\n      s.close()\n\nMore prose.\n"
+    )
+    notes = [r.text for r in _d0(read_source(rst).records) if r.text.startswith("> **Note**")]
+    assert len(notes) == 1 and "Close it." in notes[0] and "cookies" not in notes[0]
+    assert "```python\ns.close()\n```" in [r.text for r in _d0(read_source(rst).records)]
+
+
 #: A regulation as the Official Journal's HTML writes it: its units are styled paragraphs
 #: (a label, then a title in its own element), not ``h1``-``h6``.
 OJ_HTML = """<html><head><title>L_202401689EN.000101.fmx.xml</title></head><body>

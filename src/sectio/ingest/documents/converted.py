@@ -146,6 +146,14 @@ class MarkdownWriter:
         if flagged and note:
             self._notes.append(note)
 
+    def note(self, label: str, inner: MarkdownWriter, page: int | None = None) -> None:
+        """An admonition: a quote led by its ``label`` in bold alone on its first line
+        ("> **Warning**", as the Markdown reader writes a note: a chunk of its own), then
+        the blocks ``inner`` holds, each line quoted."""
+        label = " ".join(label.split())
+        body = [f"> {ln}" if ln.strip() else ">" for ln in inner._lines]
+        self._block([f"> **{label}**", *([">", *body] if body else [])], page, False)
+
     def figure(self, what: str, page: int | None = None) -> None:
         """Something the parser cannot read (an image, a scanned page): one flagged
         block saying so, so the section holding it sends the reader to the source."""

@@ -21,6 +21,11 @@ also without the blocks whose class or id names page furniture (``nav``,
   ``<samp>``) is written in backticks and bold (``<strong>``, ``<b>``) in stars, as a
   Markdown page writes them: the docs catalog takes identifiers from code spans and
   terms from bold-led lines (headings and table cells stay plain text);
+* an admonition box (``<div class="admonition note">`` with its ``admonition-title``, as
+  docutils, Sphinx and MkDocs Material write a note; GitHub's ``markdown-alert``;
+  Docusaurus' ``theme-admonition``) is a note, as the Markdown reader reads one: a quote
+  led by its title in bold, a chunk of its own; ``<pre class="code python">`` (docutils)
+  is code in its language;
 * a ``<table>`` is one Markdown table (header row first); one with merged cells
   (``colspan``/``rowspan``), a table inside a cell, or a cell that shows only an
   image (a status icon: what it says is not text) is flagged;
@@ -303,7 +308,10 @@ class _Writer:
             return
         self.flush()
         handler = getattr(self, f"on_{tag}", None)
-        if tag in _HEADINGS:
+        title = _admonition_title(el) if tag == "div" else None
+        if title is not None:
+            self.admonition(el, title)
+        elif tag in _HEADINGS:
             self.heading(el, section_id)
         elif handler is not None:
             handler(el)
@@ -311,6 +319,14 @@ class _Writer:
             own = el.attrs.get("id", "") if tag in ("section", "article", "div") else ""
             self.walk(el, own or section_id)
             self.flush()
+
+    def admonition(self, el: _El, title: _El) -> None:
+        """An admonition box (:func:`_admonition_title`) as a note: its title the label,
+        the rest of its content quoted below it."""
+        inner = _Writer(drop_chrome=self.drop_chrome)
+        inner.walk(_El("div", {}, [c for c in el.children if c is not title]))
+        inner.flush()
+        self.w.note(title.text(), inner.w)
 
     def heading(self, el: _El, section_id: str) -> None:
         anchors = [
@@ -348,6 +364,8 @@ class _Writer:
         self.on_ul(el, ordered=True)
 
     def on_pre(self, el: _El) -> None:
+        """Code, in the language its ``<code>`` names (``language-python``), or its own
+        class does as docutils writes it (``<pre class="code python literal-block">``)."""
         codes = el.find(lambda e: e.tag == "code")
         lang = next(
             (
@@ -357,6 +375,9 @@ class _Writer:
             ),
             "",
         )
+        own = el.attrs.get("class", "").split()
+        if not lang and "code" in own:
+            lang = next((c for c in own if c not in ("code", "literal-block")), "")
         self.w.code(_pre_text(el), lang)
 
     def on_table(self, el: _El) -> None:
@@ -393,6 +414,39 @@ class _Writer:
 
     def on_hr(self, el: _El) -> None:
         return None
+
+
+#: The class of an admonition box: docutils' and Sphinx's ``admonition`` (MkDocs Material
+#: writes the same), GitHub's ``markdown-alert``, Docusaurus' ``theme-admonition``.
+_ADMONITION = re.compile(r"(^|\s)(admonition|markdown-alert|theme-admonition)(\s|$)")
+#: The class of its title element.
+_ADMONITION_TITLE = re.compile(r"(^|\s)(admonition-title|markdown-alert-title)(\s|$)")
+
+
+def _admonition_title(el: _El) -> _El | None:
+    """The title element of an admonition box ``el`` (a note, a warning: a ``div`` of
+    class ``admonition``, ``markdown-alert`` or ``theme-admonition`` whose first element is
+    its title, of class ``admonition-title``, or its first heading-like ``div``), None when
+    ``el`` is none or has no titled first element.
+
+    Example:
+        >>> box = parse_html('<div class="admonition note"><p class="admonition-title">'
+        ...                  'Note</p><p>Close it.</p></div>').children[0]
+        >>> _admonition_title(box).text()
+        'Note'
+        >>> _admonition_title(parse_html('<div class="note">x</div>').children[0]) is None
+        True
+    """
+    if not _ADMONITION.search(el.attrs.get("class", "")):
+        return None
+    first = next((c for c in el.children if isinstance(c, _El)), None)
+    if first is None or not first.text() or len(first.text()) > 80:
+        return None
+    if _ADMONITION_TITLE.search(first.attrs.get("class", "")) or (
+        "theme-admonition" in el.attrs.get("class", "") and first.tag == "div"
+    ):
+        return first
+    return None
 
 
 def _text(node: _El | str) -> str:
