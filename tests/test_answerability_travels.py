@@ -327,7 +327,7 @@ def test_term_statistics_arrays_round_trip_every_shape() -> None:
         frozenset({"đường", "sync", "x"}),
         frozenset({("sync", "waves"), (), ("điều", "5")}),
         TermPairs.of([[7, 9, 11]]),
-        {"presync": frozenset({"docs/a.md", "docs/b.md"}), "gzipmiddleware": frozenset({""})},
+        {"presync": frozenset({"docs/a.md", "docs/b\nc.md"}), "gzipmiddleware": frozenset({""})},
     )
     back = from_arrays(to_arrays(stats, "d"), "d")
     assert back is not None and (back.chunks, dict(back.df)) == (5, {7: 5, 2**40: 1})
@@ -340,6 +340,20 @@ def test_term_statistics_arrays_round_trip_every_shape() -> None:
         frozenset(),
         0,
     )
+
+
+def test_documented_identifiers_are_catalog_names_the_pages_write_as_code() -> None:
+    """A catalog identifier is a documented name only where a page writes it as a code
+    span: "PreSync" is (`` `PreSync` ``); "MongoDB", listed in a table's first column and
+    never in code, is a product the page names, not one of the collection's own names."""
+    payloads = [
+        {"doc_id": "hooks.md", "text": "Annotate the job with `PreSync` to run it first."},
+        {"doc_id": "db.md", "text": "| MongoDB | a document store |"},
+        {"doc_id": "hooks.md", "entity": "PreSync", "entity_kind": "code", "text": "PreSync"},
+        {"doc_id": "db.md", "entity": "MongoDB", "entity_kind": "code", "text": "MongoDB"},
+    ]
+    stats = TermStats.from_payloads(payloads, LexicalEncoder(LexicalSettings()))
+    assert dict(stats.identifiers) == {"presync": frozenset({"hooks.md"})}
 
 
 def test_stale_or_broken_term_statistics_are_computed_again(sx: Sectio) -> None:

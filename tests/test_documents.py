@@ -20,6 +20,7 @@ from sectio import Sectio, Settings
 from sectio.cli import cli
 from sectio.errors import ContractError
 from sectio.ingest.detect import detect_source
+from sectio.ingest.documents.html import html_to_markdown
 from sectio.ingest.documents.mdx import has_esm, strip_mdx
 from sectio.ingest.embedding import long_record_warning, plan_dense, unread_text
 from sectio.ingest.markdown import carry_provenance, read_markdown
@@ -244,6 +245,12 @@ def test_html_code_spans_and_bold_terms_are_marked_as_markdown_writes_them(
     entities = {(r.entity, r.entity_kind) for r in records if getattr(r, "layer", None) == "D3"}
     assert ("Response.raise_for_status", "code") in entities
     assert ("Timeout", "glossary") in entities
+    odd = html_to_markdown(
+        "<p>Use <code>a``b</code>, <code>``x</code> and a <b>*</b> required field.</p>"
+        "<div><code><pre>def f():\n    return 1</pre></code></div>"
+    ).markdown
+    assert "Use ```a``b```, ``` ``x ``` and a * required field." in odd  # fences, no stars
+    assert "def f():\n" in odd  # a block inside code keeps its lines
     rst = tmp_path / "guide.rst"
     rst.write_text("Guide\n=====\n\nSend cookies with ``cookies=`` and **bold** words.\n")
     assert "Send cookies with `cookies=` and **bold** words." in "\n".join(
@@ -280,6 +287,15 @@ def test_an_html_or_rst_admonition_is_a_note_of_its_own(tmp_path: Path) -> None:
         "Sessions\n========\n\nA session keeps cookies.\n\n.. note::\n\n   Close it.\n\n"
         "   .. code-block:: python\n\n      s.close()\n\nMore prose.\n"
     )
+    boxed = tmp_path / "boxed.html"
+    boxed.write_text(
+        '<main><h1>Limits</h1><div class="admonition note"><p class="admonition-title">Note'
+        '</p><table><tr><th colspan="2">Both</th></tr><tr><td>1</td><td>2</td></tr></table>'
+        "</div></main>",
+        encoding="utf-8",
+    )
+    flagged = [r for r in _d0(read_source(boxed).records) if r.requires_visual_check]
+    assert flagged and "| Both |" in flagged[0].text  # a box's merged table keeps its flag
     notes = [r.text for r in _d0(read_source(rst).records) if r.text.startswith("> **Note**")]
     assert len(notes) == 1 and "Close it." in notes[0] and "cookies" not in notes[0]
     assert "```python\ns.close()\n```" in [r.text for r in _d0(read_source(rst).records)]

@@ -103,8 +103,10 @@ class TermStats:
     ``headings`` every section title's words (a question that is one of them
     names that section), ``pairs`` the terms it writes side by side (:class:`TermPairs`),
     ``identifiers`` the names a docs collection documents as code (its catalog's
-    identifier entries, ``entity_kind = "code"``: ``PreSync``, ``GZipMiddleware``),
-    lowercased, each with the pages (``doc_id``) that document it.
+    identifier entries, ``entity_kind = "code"``: ``PreSync``, ``GZipMiddleware``, that
+    its texts also write as a code span: a product name listed in a table's first
+    column, "MongoDB", is no identifier of it), lowercased, each with the pages
+    (``doc_id``) that document it.
     """
 
     chunks: int
@@ -129,6 +131,7 @@ class TermStats:
         words: set[str] = set()
         headings: set[tuple[str, ...]] = set()
         identifiers: dict[str, set[str]] = {}
+        spans: set[str] = set()  # every code span's text, lowercased
         runs: list[list[int]] = []
         term_of: dict[str, tuple[int, ...]] = {}
         titles: dict[str, tuple[Tokens, list[int], frozenset[int]]] = {}
@@ -160,13 +163,15 @@ class TermStats:
             if p.get("entity_kind") == "code" and p.get("entity") and not df_only:
                 pages = identifiers.setdefault(str(p["entity"]).lower(), set())
                 pages.add(str(p.get("doc_id") or ""))
+            elif not df_only and "`" in str(p.get("text") or ""):
+                spans.update(m.group(2).strip().lower() for m in _CODE_SPAN.finditer(p["text"]))
         return cls(
             n,
             dict(df),
             frozenset(words),
             frozenset(headings),
             TermPairs.of(runs),
-            {name: frozenset(pages) for name, pages in identifiers.items()},
+            {name: frozenset(pages) for name, pages in identifiers.items() if name in spans},
         )
 
     @property
@@ -200,6 +205,8 @@ class Term:
 
 
 #: A heading that is a call: its name, then its arguments (``.toBe(value)``, ``jest.fn()``).
+#: A Markdown code span (its text in group 2): what a docs page writes as code.
+_CODE_SPAN = re.compile(r"(`+)([^`\n]+?)\1(?!`)")
 _CALL = re.compile(r"^\W*([A-Za-z_$][\w.$]*)\(")
 
 

@@ -122,7 +122,7 @@ def to_arrays(stats: TermStats, digest: str) -> dict[str, np.ndarray]:
     words = sorted(stats.words)
     headings = sorted(" ".join(h) for h in stats.headings)
     meta = {"digest": digest, "chunks": stats.chunks, "words": len(words)}
-    identifiers = sorted(f"{n}\t{d}" for n, pages in stats.identifiers.items() for d in pages)
+    identifiers = [json.dumps([n, sorted(pages)]) for n, pages in sorted(stats.identifiers.items())]
     meta["headings"] = len(headings)
     meta["identifiers"] = len(identifiers)
     return {
@@ -150,11 +150,12 @@ def from_arrays(arrays: dict[str, np.ndarray], digest: str) -> TermStats | None:
         np.asarray(arrays["pairs"], dtype=np.int64),
         np.asarray(arrays["pairs_apart"], dtype=np.int64),
     )
-    identifiers: dict[str, set[str]] = {}
-    for line in _read_lines(arrays["identifiers"], int(meta["identifiers"])):
-        name, _, doc = line.partition("\t")
-        identifiers.setdefault(name, set()).add(doc)
-    documented = {name: frozenset(pages) for name, pages in identifiers.items()}
+    documented = {  # one JSON line each: a name and its pages (a page's id may hold anything)
+        str(name): frozenset(map(str, pages))
+        for name, pages in map(
+            json.loads, _read_lines(arrays["identifiers"], int(meta["identifiers"]))
+        )
+    }
     return TermStats(int(meta["chunks"]), df, words, headings, pairs, documented)
 
 

@@ -20,12 +20,14 @@ also without the blocks whose class or id names page furniture (``nav``,
 * in paragraphs and list items, inline code (``<code>``, ``<tt>``, ``<kbd>``,
   ``<samp>``) is written in backticks and bold (``<strong>``, ``<b>``) in stars, as a
   Markdown page writes them: the docs catalog takes identifiers from code spans and
-  terms from bold-led lines (headings and table cells stay plain text);
+  terms from bold-led lines (headings and table cells stay plain text; see :func:`_mark`
+  for what stays unmarked);
 * an admonition box (``<div class="admonition note">`` with its ``admonition-title``, as
   docutils, Sphinx and MkDocs Material write a note; GitHub's ``markdown-alert``;
   Docusaurus' ``theme-admonition``) is a note, as the Markdown reader reads one: a quote
-  led by its title in bold, a chunk of its own; ``<pre class="code python">`` (docutils)
-  is code in its language;
+  led by its title in bold, a chunk of its own (one holding a heading, a table or a
+  figure is read as other blocks are); ``<pre class="code python literal-block">``
+  (docutils) is code in its language;
 * a ``<table>`` is one Markdown table (header row first); one with merged cells
   (``colspan``/``rowspan``), a table inside a cell, or a cell that shows only an
   image (a status icon: what it says is not text) is flagged;
@@ -139,26 +141,37 @@ _MARKS = {"code": "`", "tt": "`", "kbd": "`", "samp": "`", "strong": "**", "b": 
 
 def _mark(el: _El, mark: str) -> str:
     """``el``'s text between ``mark`` (its spaces outside the marks, inner whitespace
-    collapsed): a code span's text as written (no marks inside it; a backtick in it
-    gets a double-backtick span), bold's with its own code spans marked. An element
-    with no text is its spaces.
+    collapsed): a code span's text as written (no marks inside it; fenced by one backtick
+    more than the longest run it holds, padded where it starts or ends with one), bold's
+    with its own code spans marked. Left unmarked: an element with no text (its spaces),
+    one holding a block or a line break (its lines kept, as before marks were read), and
+    bold with no letter or digit or with a star of its own ("*" marking a required field).
 
     Example:
         >>> _mark(_El("code", {}, [" a`b "]), "`")
         ' ``a`b`` '
+        >>> _mark(_El("code", {}, ["``x"]), "`")
+        '``` ``x ```'
         >>> _mark(_El("b", {}, ["Note: "]), "**")
         '**Note:** '
+        >>> _mark(_El("b", {}, ["*"]), "**")
+        '*'
     """
     code = mark == "`"
     raw = el._raw(marked=not code)
     inner = " ".join(raw.split())
     if not inner:
         return " " if raw else ""
+    if el.find(lambda e: e.tag in _BLOCKS or e.tag == "br"):
+        return raw
+    if not code and ("*" in inner or not any(ch.isalnum() for ch in inner)):
+        return raw
     lead = " " if raw[:1].isspace() else ""
     tail = " " if raw[-1:].isspace() else ""
     if code and "`" in inner:
+        fence = "`" * (max(len(run) for run in re.findall(r"`+", inner)) + 1)
         pad = " " if inner.startswith("`") or inner.endswith("`") else ""
-        return f"{lead}``{pad}{inner}{pad}``{tail}"
+        return f"{lead}{fence}{pad}{inner}{pad}{fence}{tail}"
     return f"{lead}{mark}{inner}{mark}{tail}"
 
 
@@ -321,12 +334,18 @@ class _Writer:
             self.flush()
 
     def admonition(self, el: _El, title: _El) -> None:
-        """An admonition box (:func:`_admonition_title`) as a note: its title the label,
-        the rest of its content quoted below it."""
+        """An admonition box (:func:`_admonition_title`) as a note: its title the label
+        (its stars left out), the rest of its content quoted below it. A box holding a
+        heading, a table or a figure is read as any other block (its headings stay
+        sections with their anchors, its tables and figures keep their flags)."""
+        if el.find(lambda e: e.tag in _HEADINGS or e.tag in ("table", "figure")):
+            self.walk(el)
+            self.flush()
+            return
         inner = _Writer(drop_chrome=self.drop_chrome)
         inner.walk(_El("div", {}, [c for c in el.children if c is not title]))
         inner.flush()
-        self.w.note(title.text(), inner.w)
+        self.w.note(title.text().replace("*", ""), inner.w)
 
     def heading(self, el: _El, section_id: str) -> None:
         anchors = [
@@ -376,7 +395,7 @@ class _Writer:
             "",
         )
         own = el.attrs.get("class", "").split()
-        if not lang and "code" in own:
+        if not lang and "code" in own and "literal-block" in own:
             lang = next((c for c in own if c not in ("code", "literal-block")), "")
         self.w.code(_pre_text(el), lang)
 

@@ -22,8 +22,8 @@ all in capitals that the closest row's section names, or that the question write
 alternative of a word that section names ("DNS", "TCP", "MKCOL" on the Requests docs,
 "TLS/SSL"; "AES" beside "ECB mode", "MD5 or SHA1" on the OWASP cheat sheets: a protocol
 or an algorithm mentioned rarely, written where the answer is: :func:`acronyms_at_best`);
-a guest the collection documents as code (its catalog has it as an identifier: a name
-written in code on a page twice or more, in a heading's code or a table's first column;
+a guest the collection documents as code (its catalog has it as an identifier and its
+pages write it as a code span: :attr:`~sectio.retrieve.stats.TermStats.identifiers`;
 ``PreSync``, a sync hook of Argo CD's docs, is no product; ``signals.guest_identifiers``)
 needs the planner's floor, not the guest's;
 any other question needs evidence ``planner_margin`` above it (each margin in the model's units:
