@@ -344,16 +344,25 @@ def test_term_statistics_arrays_round_trip_every_shape() -> None:
 
 def test_documented_identifiers_are_catalog_names_the_pages_write_as_code() -> None:
     """A catalog identifier is a documented name only where a page writes it as a code
-    span: "PreSync" is (`` `PreSync` ``); "MongoDB", listed in a table's first column and
-    never in code, is a product the page names, not one of the collection's own names."""
+    span (any fence) or a heading as a word: "PreSync" is (`` `PreSync` ``); "MongoDB",
+    listed in a table's first column and never in code, is a product the page names, not
+    one of the collection's own names."""
     payloads = [
         {"doc_id": "hooks.md", "text": "Annotate the job with `PreSync` to run it first."},
         {"doc_id": "db.md", "text": "| MongoDB | a document store |"},
+        {"doc_id": "api.md", "text": "Call ``Session.send`` (a ``a`b`` span before it)."},
+        {"doc_id": "waves.md", "section_title": "Using PostSync hooks", "text": "After."},
         {"doc_id": "hooks.md", "entity": "PreSync", "entity_kind": "code", "text": "PreSync"},
         {"doc_id": "db.md", "entity": "MongoDB", "entity_kind": "code", "text": "MongoDB"},
+        {"doc_id": "api.md", "entity": "Session.send", "entity_kind": "code", "text": "x"},
+        {"doc_id": "waves.md", "entity": "PostSync", "entity_kind": "code", "text": "x"},
     ]
     stats = TermStats.from_payloads(payloads, LexicalEncoder(LexicalSettings()))
-    assert dict(stats.identifiers) == {"presync": frozenset({"hooks.md"})}
+    assert dict(stats.identifiers) == {  # a heading's code ("PostSync") loses its marks
+        "presync": frozenset({"hooks.md"}),
+        "session.send": frozenset({"api.md"}),
+        "postsync": frozenset({"waves.md"}),
+    }
 
 
 def test_stale_or_broken_term_statistics_are_computed_again(sx: Sectio) -> None:

@@ -104,9 +104,9 @@ class TermStats:
     names that section), ``pairs`` the terms it writes side by side (:class:`TermPairs`),
     ``identifiers`` the names a docs collection documents as code (its catalog's
     identifier entries, ``entity_kind = "code"``: ``PreSync``, ``GZipMiddleware``, that
-    its texts also write as a code span: a product name listed in a table's first
-    column, "MongoDB", is no identifier of it), lowercased, each with the pages
-    (``doc_id``) that document it.
+    its texts also write as a code span, or a section title as a word: a product name
+    listed in a table's first column, "MongoDB", is no identifier of it), lowercased,
+    each with the pages (``doc_id``) that document it.
     """
 
     chunks: int
@@ -165,6 +165,9 @@ class TermStats:
                 pages.add(str(p.get("doc_id") or ""))
             elif not df_only and "`" in str(p.get("text") or ""):
                 spans.update(m.group(2).strip().lower() for m in _CODE_SPAN.finditer(p["text"]))
+            if p.get("section_title") and not df_only:  # a heading's code loses its marks
+                title = str(p["section_title"]).split()
+                spans.update(w.strip(_TITLE_PUNCTUATION).lower() for w in title)
         return cls(
             n,
             dict(df),
@@ -206,7 +209,9 @@ class Term:
 
 #: A heading that is a call: its name, then its arguments (``.toBe(value)``, ``jest.fn()``).
 #: A Markdown code span (its text in group 2): what a docs page writes as code.
-_CODE_SPAN = re.compile(r"(`+)([^`\n]+?)\1(?!`)")
+_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+#: What a word of a section title may carry around a name ("(PreSync)", "PreSync:").
+_TITLE_PUNCTUATION = "()[]{},:;!?\"'`"
 _CALL = re.compile(r"^\W*([A-Za-z_$][\w.$]*)\(")
 
 

@@ -53,7 +53,7 @@ from sectio.retrieve.stats import TermPairs, TermStats
 
 #: The stored arrays' layout; raise it when :func:`to_arrays` changes (a change of what
 #: :meth:`TermStats.from_payloads` counts is caught by :func:`code_fingerprint`).
-STATS_FORMAT = 3
+STATS_FORMAT = 4
 #: The folder, in a collection's version folder, of the stored statistics.
 STATS_FOLDER = "term_stats"
 #: Points read per page when measuring.
