@@ -158,16 +158,11 @@ class TermStats:
                 words.update(toks)
                 runs.append(got[1])  # a run each: a title does not run into its text
             df.update(terms)
-            if p.get("section_title") and not df_only:
+            if df_only:
+                continue
+            if p.get("section_title"):
                 headings.update(heading_forms(str(p["section_title"])))
-            if p.get("entity_kind") == "code" and p.get("entity") and not df_only:
-                pages = identifiers.setdefault(str(p["entity"]).lower(), set())
-                pages.add(str(p.get("doc_id") or ""))
-            elif not df_only and "`" in str(p.get("text") or ""):
-                spans.update(m.group(2).strip().lower() for m in _CODE_SPAN.finditer(p["text"]))
-            if p.get("section_title") and not df_only:  # a heading's code loses its marks
-                title = str(p["section_title"]).split()
-                spans.update(w.strip(_TITLE_PUNCTUATION).lower() for w in title)
+            _code_names(p, identifiers, spans)
         return cls(
             n,
             dict(df),
@@ -207,11 +202,24 @@ class Term:
         return self.df == 0 and self.name_like
 
 
-#: A heading that is a call: its name, then its arguments (``.toBe(value)``, ``jest.fn()``).
+def _code_names(p: Mapping[str, Any], identifiers: dict[str, set[str]], spans: set[str]) -> None:
+    """Add what payload ``p`` tells of names written as code: a catalog identifier entry
+    (``entity_kind = "code"``) to ``identifiers`` (its name lowercased -> its pages), its
+    text's code spans to ``spans``, and its section title's words too (a heading's code
+    loses its marks in the title), lowercased."""
+    if p.get("section_title"):
+        spans.update(w.strip(_TITLE_PUNCTUATION).lower() for w in str(p["section_title"]).split())
+    if p.get("entity_kind") == "code" and p.get("entity"):
+        identifiers.setdefault(str(p["entity"]).lower(), set()).add(str(p.get("doc_id") or ""))
+    elif "`" in str(p.get("text") or ""):
+        spans.update(m.group(2).strip().lower() for m in _CODE_SPAN.finditer(p["text"]))
+
+
 #: A Markdown code span (its text in group 2): what a docs page writes as code.
 _CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 #: What a word of a section title may carry around a name ("(PreSync)", "PreSync:").
 _TITLE_PUNCTUATION = "()[]{},:;!?\"'`"
+#: A heading that is a call: its name, then its arguments (``.toBe(value)``, ``jest.fn()``).
 _CALL = re.compile(r"^\W*([A-Za-z_$][\w.$]*)\(")
 
 

@@ -75,9 +75,10 @@ class _El:
     attrs: dict[str, str]
     children: list[_El | str] = field(default_factory=list)
 
-    def text(self) -> str:
-        """The element's text, whitespace collapsed (``<br>`` a space)."""
-        return " ".join(self._raw().split())
+    def text(self, marked: bool = False) -> str:
+        """The element's text, whitespace collapsed (``<br>`` a space); with ``marked``,
+        code spans and bold written as Markdown marks them (:data:`_MARKS`)."""
+        return " ".join(self._raw(marked).split())
 
     def head(self, n: int) -> str:
         """The first ``n`` characters of :meth:`text` (fewer when it is shorter), read no
@@ -90,11 +91,6 @@ class _El:
             if seen >= n:
                 break
         return " ".join("".join(parts).split())[:n]
-
-    def marked(self) -> str:
-        """:meth:`text` with code spans and bold written as Markdown marks them
-        (:data:`_MARKS`)."""
-        return " ".join(self._raw(marked=True).split())
 
     def _raw(self, marked: bool = False) -> str:
         return "".join(self._pieces(marked))
@@ -376,7 +372,7 @@ class _Writer:
                 self.walk(c)
                 self.flush()
             else:
-                items.append(c.marked())
+                items.append(c.text(marked=True))
         self.w.items(items, ordered=ordered)
 
     def on_ol(self, el: _El) -> None:
@@ -459,7 +455,8 @@ def _admonition_title(el: _El) -> _El | None:
     if not _ADMONITION.search(el.attrs.get("class", "")):
         return None
     first = next((c for c in el.children if isinstance(c, _El)), None)
-    if first is None or not first.text() or len(first.text()) > 80:
+    title = first.text() if first is not None else ""
+    if first is None or not title or len(title) > 80:
         return None
     if _ADMONITION_TITLE.search(first.attrs.get("class", "")) or (
         "theme-admonition" in el.attrs.get("class", "") and first.tag == "div"

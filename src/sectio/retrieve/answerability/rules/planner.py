@@ -236,6 +236,12 @@ def _shares_run(a: tuple[str, ...], b: tuple[str, ...], n: int) -> bool:
     return any(a[i : i + n] in runs for i in range(len(a) - n + 1))
 
 
+def closest_row(evidence: Sequence[Evidence]) -> Evidence:
+    """The evidence row closest to the question (the highest score; the first of equals):
+    the row the rules' "closest row" means. ``evidence`` must not be empty."""
+    return max(evidence, key=lambda e: e.score)
+
+
 def identifier_at_best(ctx: RuleContext) -> bool:
     """Whether the question writes a guest name that the closest evidence row's page
     documents as code (``signals.guest_identifiers``, on that page: "Are PreSync hook
@@ -246,7 +252,7 @@ def identifier_at_best(ctx: RuleContext) -> bool:
     evidence = ctx.outcome.evidence
     if not named or not evidence:
         return False
-    best = max(evidence, key=lambda e: e.score)
+    best = closest_row(evidence)
     return any(best.doc_id in ctx.stats.identifiers.get(w, ()) for w in named)
 
 
@@ -266,7 +272,7 @@ def acronyms_at_best(ctx: RuleContext, near: Mapping[str, float]) -> list[str]:
     evidence = ctx.outcome.evidence
     if not caps or not evidence:
         return []
-    best = max(evidence, key=lambda e: e.score)
+    best = closest_row(evidence)
     section = [e for e in evidence if (e.doc_id, e.section_key) == (best.doc_id, best.section_key)]
     held = evidence_terms(section, ctx.words.lexical)
     terms = ctx.words.lexical.terms
@@ -297,7 +303,7 @@ def headed_guests(ctx: RuleContext, guests: Sequence[str]) -> list[str]:
     named = {w.lower() for w in _IDENTIFIER.findall(ctx.question)}
     if not guests or not evidence or not named:
         return []
-    best = max(evidence, key=lambda e: e.score)
+    best = closest_row(evidence)
     heading = tokens(plain_words(best.section_title or ""))
     return [w for w in guests if w in named and w in heading]
 
